@@ -1,0 +1,1 @@
+"""Analyses: spectra, crosstalk, link budget, noise/SNR, impairments to recall@k, energy, calibration."""

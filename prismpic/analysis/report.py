@@ -1,0 +1,185 @@
+"""The report: every analysis assembled into report.json, report.html and PNG figures.
+
+Each section is a function ``section(ctx) -> dict`` that may add figures to ``ctx.figures``;
+``write_report`` runs them in order, then writes everything into a fresh folder that
+replaces ``out_dir`` only once complete, so a failure never leaves half a report.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass
+class ReportContext:
+    """What sections share: user parameters, the scratch folder and the figures made."""
+
+    params: dict
+    workdir: Path
+    figures: dict[str, str] = field(default_factory=dict)  # file name -> caption
+
+    def figure_path(self, name: str, caption: str) -> Path:
+        """Register a PNG figure and return the path to write it to."""
+        self.figures[name] = caption
+        return self.workdir / name
+
+
+def _platform(ctx: ReportContext) -> dict:
+    from prismpic.pdk import dispersion, materials, stack
+    from prismpic.pdk.cross_sections import RIDGE_WIDTH
+
+    wl = 1.55
+    geo = dict(width=RIDGE_WIDTH, film_thickness=stack.FILM_THICKNESS, etch_depth=stack.ETCH_DEPTH)
+    return {
+        "film_thickness_um": stack.FILM_THICKNESS,
+        "etch_depth_um": stack.ETCH_DEPTH,
+        "ridge_width_um": RIDGE_WIDTH,
+        "loss_db_per_cm": stack.LOSS_DB_PER_CM,
+        "wl_um": wl,
+        "n_e_bulk": float(materials.n_ln_e(wl)),
+        "n_o_bulk": float(materials.n_ln_o(wl)),
+        "neff_te_z": float(dispersion.neff(wl, **geo, crystal_axis="z")),
+        "neff_te_y": float(dispersion.neff(wl, **geo, crystal_axis="y")),
+        "ng_te_z": float(dispersion.ng(wl, **geo, crystal_axis="z")),
+        "ng_te_y": float(dispersion.ng(wl, **geo, crystal_axis="y")),
+        "eo_overlap": float(dispersion.eo_overlap(wl, **geo)),
+    }
+
+
+def _devices(ctx: ReportContext) -> dict:
+    from prismpic.components.registry import devices
+    from prismpic.pdk import drc
+
+    out = {}
+    for name, dev in devices().items():
+        entry = {"passive": dev.passive, "reciprocal": dev.reciprocal}
+        if dev.cell is not None:
+            comp = dev.cell()
+            entry["ports"] = sorted(p.name for p in comp.ports)
+            entry["drc_violations"] = [str(v) for v in drc(comp)]
+        out[name] = entry
+    return out
+
+
+SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
+    ("platform", _platform),
+    ("devices", _devices),
+]
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic | np.ndarray):
+        return _jsonable(x.tolist())
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):
+        return _jsonable(np.asarray(x).tolist())
+    if isinstance(x, float) and not np.isfinite(x):
+        return None
+    return x
+
+
+def _html(report: dict, figures: dict[str, str], workdir: Path) -> str:
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>prismpic report</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
+        ".inconsistent{background:#fdd}.consistent{background:#dfd}.needs-data{background:#ffd}</style>",
+        "</head><body><h1>prismpic report</h1>",
+    ]
+    claims = report.get("claims")
+    if claims:
+        parts.append(
+            "<h2>Claims ledger</h2><table><tr><th>id</th><th>quantity</th><th>claimed</th>"
+            "<th>modeled</th><th>unit</th><th>verdict</th><th>reason</th></tr>"
+        )
+        for c in claims:
+            cells = [c.get(k, "") for k in ("id", "quantity", "claimed", "modeled", "unit", "verdict", "reason")]
+            parts.append(
+                f"<tr class='{html.escape(str(c.get('verdict', '')))}'>"
+                + "".join(f"<td>{html.escape(str(v))}</td>" for v in cells)
+                + "</tr>"
+            )
+        parts.append("</table>")
+    for name, caption in figures.items():
+        data = base64.b64encode((workdir / name).read_bytes()).decode()
+        parts.append(
+            f"<figure><img src='data:image/png;base64,{data}' style='max-width:100%'>"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+    body = {k: v for k, v in report.items() if k != "claims"}
+    parts.append("<h2>All figures (report.json)</h2><pre>" + html.escape(json.dumps(body, indent=1)) + "</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    parent = out_dir.resolve().parent
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"out = {str(out_dir)!r} exists and is not a directory")
+    if not parent.exists():
+        raise ValueError(f"out = {str(out_dir)!r}: parent directory {str(parent)!r} does not exist")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent):
+            pass
+    except OSError as e:
+        raise ValueError(f"out = {str(out_dir)!r} is not writable: {e.strerror}") from None
+
+
+def write_report(
+    out_dir: str | Path = "prismpic-report",
+    params: dict | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict:
+    """Run every section and write report.json, report.html and the PNGs into ``out_dir``.
+
+    Args:
+        out_dir: output folder; replaced atomically once the report is complete.
+        params: user parameters (e.g. a calibrated ring from ``prismpic calibrate``).
+        progress: optional callback(section_name, done, total).
+
+    Returns:
+        The report as a dict (what report.json holds).
+    """
+    out_dir = Path(out_dir)
+    _check_out_dir(out_dir)
+    parent = out_dir.resolve().parent
+    work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=parent))
+    try:
+        ctx = ReportContext(params=params or {}, workdir=work)
+        report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {}}
+        for i, (name, section) in enumerate(SECTIONS):
+            if progress:
+                progress(name, i, len(SECTIONS))
+            t0 = time.perf_counter()
+            report[name] = section(ctx)
+            report["timings_s"][name] = round(time.perf_counter() - t0, 3)
+        if progress:
+            progress("writing", len(SECTIONS), len(SECTIONS))
+        report = _jsonable(report)
+        report["figures"] = dict(ctx.figures)
+        (work / "report.json").write_text(json.dumps(report, indent=1))
+        (work / "report.html").write_text(_html(report, ctx.figures, work))
+        if out_dir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old.", dir=parent))
+            out_dir.replace(old / "x")
+            work.replace(out_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            work.replace(out_dir)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return report

@@ -1,0 +1,1 @@
+"""Compositions of devices: layout, netlist simulation and structured fast models."""

@@ -1,0 +1,3 @@
+"""(placeholder: device family not built yet)."""
+
+DEVICES: dict = {}

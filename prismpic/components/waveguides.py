@@ -1,0 +1,310 @@
+"""Waveguides: straight, Euler and circular bends, linear taper; cells and models.
+
+Models take their phase from the compact dispersion model at the cell's geometry,
+integrated along the path, and their loss from ``loss_db_per_cm`` plus the bend's
+radiation loss at the local radius of curvature. Convention for X-cut LN: the layout's
+x axis is crystal y, so a horizontal ridge guides TE light polarised along crystal z
+(n_e). Along a bend the direction turns by φ and n_eff(φ) = n_z cos²φ + n_y sin²φ,
+with n_z, n_y the mode indices for propagation along crystal y and z.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gdsfactory as gf
+import jax.numpy as jnp
+import numpy as np
+import sax
+
+from prismpic.checks import check_positive, check_range
+from prismpic.components.registry import Device
+from prismpic.pdk import dispersion
+from prismpic.pdk.cross_sections import get_cross_section, ridge_width
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)  # quadrature on [-1, 1]
+
+
+def _db_to_amplitude(loss_db):
+    return 10.0 ** (-loss_db / 20.0)
+
+
+def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad):
+    """n_eff of the TE mode for a local radius and direction φ from crystal y (X-cut)."""
+    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z")
+    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    c2 = jnp.cos(direction_rad) ** 2
+    return nz * c2 + ny * (1.0 - c2)
+
+
+def _path_response(wl, s, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm):
+    """Transmission exp(i k0 ∫ n_eff ds) · loss of a path sampled at quadrature nodes."""
+    wl = jnp.asarray(wl, dtype=float)
+    n = neff_along(wl[..., None], width, film_thickness, etch_depth, radius, direction)
+    phase = 2 * jnp.pi / wl * jnp.sum(n * ds, axis=-1)
+    bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, width, film_thickness, etch_depth)
+    loss_db = jnp.sum((loss_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
+    return _db_to_amplitude(loss_db) * jnp.exp(1j * phase)
+
+
+def _two_port(t) -> sax.SDict:
+    return sax.reciprocal({("o1", "o2"): t})
+
+
+def _check_common(width, film_thickness, etch_depth, loss_db_per_cm):
+    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    check_film(film_thickness, etch_depth)
+    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+
+
+# ---------------------------------------------------------------------------- straight
+@gf.cell
+def straight(length: float = 10.0, width: float | None = None, cross_section: str = "xs_ridge") -> gf.Component:
+    """Straight ridge waveguide.
+
+    Args:
+        length: length (µm).
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+
+    .. code::
+
+        o1 ────────────── o2
+               length
+    """
+    check_positive("length", length, unit="µm")
+    xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
+    c = gf.path.straight(length=length).extrude(xs)
+    c.info["length"] = length
+    c.add_route_info(cross_section=xs, length=length)
+    return c
+
+
+def straight_model(
+    wl=1.55,
+    length=10.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ)."""
+    width = ridge_width(cross_section, width)
+    check_positive("length", length, unit="µm")
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    wl = jnp.asarray(wl, dtype=float)
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    t = _db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+    return _two_port(t)
+
+
+# ---------------------------------------------------------------------------- bends
+def _check_bend(radius, angle):
+    check_range("radius", radius, RULES.min_bend_radius, 1e5, unit="µm")
+    check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
+
+
+@gf.cell
+def bend_circular(
+    radius: float | None = None, angle: float = 90.0, width: float | None = None, cross_section: str = "xs_ridge"
+) -> gf.Component:
+    """Circular bend.
+
+    Args:
+        radius: bend radius (µm); None takes the cross-section's.
+        angle: turning angle (degrees, counter-clockwise).
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+    """
+    xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
+    radius = xs.radius if radius is None else radius
+    _check_bend(radius, angle)
+    c = gf.path.arc(radius=radius, angle=angle).extrude(xs)
+    c.info["length"] = float(radius * math.radians(angle))
+    c.info["radius"] = radius
+    c.add_route_info(cross_section=xs, length=c.info["length"], n_bend_90=abs(angle / 90.0))
+    return c
+
+
+def bend_circular_model(
+    wl=1.55,
+    radius=None,
+    angle=90.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Circular bend entering along crystal y; phase ∫ k0 n_eff(R, φ) ds over the arc."""
+    width = ridge_width(cross_section, width)
+    radius = get_cross_section(cross_section).radius if radius is None else radius
+    _check_bend(radius, angle)
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    theta = jnp.deg2rad(angle)
+    u = 0.5 * (_NODES + 1.0)  # fraction of the arc at each node
+    ds = radius * theta * 0.5 * _WEIGHTS
+    rad = radius * jnp.ones_like(u)
+    t = _path_response(wl, u, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm)
+    return _two_port(t)
+
+
+def euler_length(radius, angle_deg, p):
+    """Length (µm) of an Euler bend with minimum radius ``radius`` and Euler fraction ``p``.
+
+    Curvature ramps linearly over a clothoid of angle pθ/2 at each end (length
+    2Rθ_e each, since θ_e = s0/(2R)) around an arc of angle (1 − p)θ: L = Rθ(1 + p).
+    """
+    return radius * jnp.deg2rad(angle_deg) * (1.0 + p)
+
+
+@gf.cell
+def bend_euler(
+    radius: float | None = None,
+    angle: float = 90.0,
+    p: float = 0.5,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Euler bend whose ``radius`` is the minimum radius of curvature.
+
+    Args:
+        radius: minimum radius of curvature (µm); None takes the cross-section's.
+        angle: turning angle (degrees).
+        p: fraction of the bend that is an Euler (clothoid) curve, in [0, 1].
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+    """
+    xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
+    radius = xs.radius if radius is None else radius
+    _check_bend(radius, angle)
+    check_range("p", p, 0.0, 1.0)
+    path = gf.path.euler(radius=radius, angle=angle, p=p, use_eff=False)
+    c = path.extrude(xs)
+    c.info["length"] = float(path.length())
+    c.info["radius_min"] = radius
+    c.add_route_info(cross_section=xs, length=c.info["length"], n_bend_90=abs(angle / 90.0))
+    return c
+
+
+def bend_euler_model(
+    wl=1.55,
+    radius=None,
+    angle=90.0,
+    p=0.5,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Euler bend: ∫ k0 n_eff(R(s), φ(s)) ds over two clothoids and the central arc."""
+    width = ridge_width(cross_section, width)
+    radius = get_cross_section(cross_section).radius if radius is None else radius
+    _check_bend(radius, angle)
+    check_range("p", p, 0.0, 1.0)
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    theta = jnp.deg2rad(angle)
+    s0 = radius * p * theta  # clothoid length: θ_e = pθ/2 = s0/(2R)
+    arc = radius * (1.0 - p) * theta
+    u = 0.5 * (_NODES + 1.0)
+    w = 0.5 * _WEIGHTS
+    # clothoid in: curvature s/(R s0), direction s²/(2 R s0)
+    s_in = s0 * u
+    r_in = radius / jnp.maximum(u, 1e-12)
+    phi_in = s_in**2 / (2 * radius * jnp.maximum(s0, 1e-12))
+    # arc
+    phi_arc = p * theta / 2 + (1.0 - p) * theta * u
+    # clothoid out, mirrored
+    phi_out = theta - phi_in[::-1]
+    rad = jnp.concatenate([r_in, radius * jnp.ones_like(u), r_in[::-1]])
+    phi = jnp.concatenate([phi_in, phi_arc, phi_out])
+    ds = jnp.concatenate([s0 * w, arc * w, s0 * w[::-1]])
+    t = _path_response(wl, None, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm)
+    return _two_port(t)
+
+
+# ---------------------------------------------------------------------------- taper
+@gf.cell
+def taper(
+    length: float = 10.0, width1: float = 1.4, width2: float | None = None, cross_section: str = "xs_ridge"
+) -> gf.Component:
+    """Linear ridge taper.
+
+    Args:
+        length: length (µm).
+        width1: ridge width at o1 (µm).
+        width2: ridge width at o2 (µm); None keeps width1.
+        cross_section: optical cross-section name (slab band and layers).
+    """
+    width2 = width1 if width2 is None else width2
+    check_positive("length", length, unit="µm")
+    check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    check_range("width2", width2, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    xs = get_cross_section(cross_section, width=width1)
+    c = gf.Component()
+    for layer, grow in ((xs.layer, 0.0), *((sec.layer, (sec.width - xs.width) / 2) for sec in xs.sections[1:])):
+        h1, h2 = width1 / 2 + grow, width2 / 2 + grow
+        c.add_polygon([(0, -h1), (length, -h2), (length, h2), (0, h1)], layer=layer)
+    c.add_port("o1", center=(0, 0), width=width1, orientation=180, layer=xs.layer)
+    c.add_port("o2", center=(length, 0), width=width2, orientation=0, layer=xs.layer)
+    c.info["length"] = length
+    return c
+
+
+def taper_model(
+    wl=1.55,
+    length=10.0,
+    width1=1.4,
+    width2=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Adiabatic linear taper: phase ∫ k0 n_eff(w(s)) ds; mode-conversion loss neglected."""
+    width2 = width1 if width2 is None else width2
+    check_positive("length", length, unit="µm")
+    check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    _check_common(width2, film_thickness, etch_depth, loss_db_per_cm)
+    u = 0.5 * (_NODES + 1.0)
+    wl = jnp.asarray(wl, dtype=float)
+    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z")
+    phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
+    t = _db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
+    return _two_port(t)
+
+
+DEVICES = {
+    "straight": Device(
+        "straight",
+        straight,
+        straight_model,
+        extremes=({"length": 1.0}, {"length": 1e5, "width": 3.0}, {"width": 0.8}),
+        grad_params={"length": 10.0, "width": 1.4, "film_thickness": 0.6},
+    ),
+    "bend_circular": Device(
+        "bend_circular",
+        bend_circular,
+        bend_circular_model,
+        extremes=({"radius": RULES.min_bend_radius, "angle": 180.0}, {"radius": 500.0, "angle": 1.0}),
+        grad_params={"radius": 20.0, "width": 1.4},
+    ),
+    "bend_euler": Device(
+        "bend_euler",
+        bend_euler,
+        bend_euler_model,
+        extremes=({"radius": RULES.min_bend_radius, "p": 1.0}, {"radius": 300.0, "p": 0.0, "angle": 180.0}),
+        grad_params={"radius": 20.0, "p": 0.5},
+    ),
+    "taper": Device(
+        "taper",
+        taper,
+        taper_model,
+        extremes=({"length": 20.0, "width1": 0.8, "width2": 3.0}, {"length": 500.0, "width1": 3.0, "width2": 1.0}),
+        grad_params={"length": 10.0, "width1": 1.4, "width2": 2.0},
+    ),
+}

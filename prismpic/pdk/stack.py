@@ -1,0 +1,63 @@
+"""The layer stack: X-cut LN film on buried oxide on Si, SiO2 cladding."""
+
+from __future__ import annotations
+
+from gdsfactory.technology import LayerLevel, LayerStack, LogicalLayer
+
+from prismpic.checks import check_positive, check_range, concrete
+from prismpic.pdk.layers import LAYER
+
+FILM_THICKNESS = 0.6  # µm, X-cut LN film (seed S1-10: 1.4 × 0.6 µm ridge)
+ETCH_DEPTH = 0.3  # µm, ridge etch (half the film, leaves a 0.3 µm slab)
+BOX_THICKNESS = 4.7  # µm, buried thermal oxide (typical commercial LNOI wafers)
+CLAD_THICKNESS = 1.5  # µm, PECVD SiO2 above the ridge
+METAL_THICKNESS = 0.8  # µm, Au electrodes
+# Propagation loss of the ridge: 0.2 dB/cm, the Luxtelligence lnoi400 PDK figure;
+# the best reported is 0.027 dB/cm (Zhang et al., Optica 4, 1536 (2017)).
+LOSS_DB_PER_CM = 0.2
+
+
+def check_film(film_thickness: float, etch_depth: float) -> None:
+    """Raise ValueError unless 0 < etch_depth < film_thickness."""
+    check_positive("film_thickness", film_thickness, unit="µm")
+    film = concrete(film_thickness)
+    if film is not None and film.ndim == 0:
+        check_range("etch_depth", etch_depth, 0.0, float(film), unit="µm", lo_open=True, hi_open=True)
+
+
+def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = ETCH_DEPTH) -> LayerStack:
+    """Return the gdsfactory LayerStack for a film thickness and etch depth (µm)."""
+    check_film(film_thickness, etch_depth)
+    slab = film_thickness - etch_depth
+    return LayerStack(
+        layers=dict(
+            substrate=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.WAFER), thickness=10.0, zmin=-10.0 - BOX_THICKNESS, material="si"
+            ),
+            box=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.WAFER), thickness=BOX_THICKNESS, zmin=-BOX_THICKNESS, material="sio2"
+            ),
+            slab=LayerLevel(layer=LogicalLayer(layer=LAYER.LN_SLAB), thickness=slab, zmin=0.0, material="ln"),
+            ridge=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.LN_RIDGE),
+                thickness=film_thickness,
+                zmin=0.0,
+                material="ln",
+                sidewall_angle=0.0,
+            ),
+            pcm=LayerLevel(layer=LogicalLayer(layer=LAYER.PCM), thickness=0.03, zmin=film_thickness, material="gsst"),
+            electrode=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.ELECTRODE), thickness=METAL_THICKNESS, zmin=slab, material="au"
+            ),
+            heater=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.HEATER),
+                thickness=0.2,
+                zmin=film_thickness + CLAD_THICKNESS,
+                material="tin",
+            ),
+            ge=LayerLevel(layer=LogicalLayer(layer=LAYER.GE), thickness=0.5, zmin=film_thickness, material="ge"),
+            soa=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.SOA), thickness=2.0, zmin=film_thickness + 0.1, material="inp"
+            ),
+        )
+    )

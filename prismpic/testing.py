@@ -1,0 +1,165 @@
+"""A test kit for SAX models and gdsfactory cells, for prismpic's devices and the user's own.
+
+Each ``check_*`` raises ``AssertionError`` with a message naming the model and what failed,
+and returns the measured figure (e.g. the largest singular value) when it passes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import sax
+
+BAND_UM = (1.50, 1.60)
+
+
+def band(n: int = 1001) -> jnp.ndarray:
+    """Wavelengths (µm) spanning the test band 1.50–1.60 µm."""
+    return jnp.linspace(*BAND_UM, n)
+
+
+def s_matrix(sdict) -> tuple[jnp.ndarray, tuple[str, ...]]:
+    """Dense S (…, n, n) of an SDict with its port order."""
+    s, port_map = sax.sdense(sdict)
+    ports = tuple(sorted(port_map, key=port_map.get))
+    return s, ports
+
+
+def model_ports(model: Callable) -> tuple[str, ...]:
+    """Port names of a model, learned by calling it with its defaults (as SAX does)."""
+    return tuple(sorted(sax.get_ports(model())))
+
+
+def _name(model) -> str:
+    return getattr(model, "__name__", repr(model))
+
+
+def _call(model, wl, params):
+    return model(wl=wl, **params)
+
+
+def check_passive(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
+    """Largest singular value of S over ``wl`` must be ≤ 1 + tol (passive device)."""
+    wl = band(201) if wl is None else wl
+    s, _ = s_matrix(_call(model, wl, params))
+    smax = float(jnp.max(jnp.linalg.svd(s, compute_uv=False)))
+    assert smax <= 1 + tol, f"{_name(model)}: max singular value {smax:.12g} > 1 (not passive) for {params}"
+    return smax
+
+
+def check_reciprocal(model: Callable, wl=None, tol: float = 1e-12, **params) -> float:
+    """S must equal its transpose: max |S − Sᵀ| ≤ tol."""
+    wl = band(201) if wl is None else wl
+    s, _ = s_matrix(_call(model, wl, params))
+    err = float(jnp.max(jnp.abs(s - jnp.swapaxes(s, -1, -2))))
+    assert err <= tol, f"{_name(model)}: max |S - S^T| = {err:.3g} (not reciprocal) for {params}"
+    return err
+
+
+def check_finite(model: Callable, wl=None, **params) -> None:
+    """Every S entry finite over ``wl``."""
+    wl = band(201) if wl is None else wl
+    s, _ = s_matrix(_call(model, wl, params))
+    assert bool(jnp.all(jnp.isfinite(s))), f"{_name(model)}: non-finite S for {params}"
+
+
+def check_jit(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
+    """``jax.jit`` of the model (over wl and every float parameter) matches the eager call.
+
+    The default tolerance allows XLA's reassociation on phases of ~1e6 rad (long paths).
+    """
+    wl = band(51) if wl is None else wl
+    floats = {k: v for k, v in params.items() if isinstance(v, float | int) and not isinstance(v, bool)}
+    static = {k: v for k, v in params.items() if k not in floats}
+
+    @jax.jit
+    def f(wl, floats):
+        return s_matrix(model(wl=wl, **floats, **static))[0]
+
+    eager, _ = s_matrix(_call(model, wl, params))
+    jitted = f(jnp.asarray(wl), {k: jnp.asarray(float(v)) for k, v in floats.items()})
+    err = float(jnp.max(jnp.abs(eager - jitted)))
+    assert err <= tol, f"{_name(model)}: jit differs from eager by {err:.3g}"
+    return err
+
+
+def check_gradient(
+    model: Callable, param: str, value: float, wl=None, rel_step: float = 1e-5, rtol: float = 1e-4, **params
+) -> tuple[float, float]:
+    """d/d``param`` of a phase-sensitive scalar of S by ``jax.grad`` vs central differences.
+
+    The scalar is Σ Re(S · c) with fixed pseudo-random complex weights c, so that
+    amplitude and phase of every entry contribute.
+    """
+    wl = jnp.linspace(1.54, 1.56, 7) if wl is None else wl
+    s0, _ = s_matrix(_call(model, wl, {**params, param: value}))
+    rng = np.random.default_rng(0)
+    c = jnp.asarray(rng.normal(size=s0.shape) + 1j * rng.normal(size=s0.shape))
+
+    def f(x):
+        s, _ = s_matrix(model(wl=wl, **{**params, param: x}))
+        return jnp.sum(jnp.real(s * c))
+
+    g = float(jax.grad(f)(jnp.asarray(float(value))))
+    h = rel_step * max(abs(value), 1e-3)
+    fd = float((f(value + h) - f(value - h)) / (2 * h))
+    scale = max(abs(fd), abs(g), 1e-8 * float(jnp.sum(jnp.abs(c))))
+    assert abs(g - fd) <= rtol * scale + 1e-9, (
+        f"{_name(model)}: d/d{param} autodiff {g:.9g} vs finite difference {fd:.9g} at {param}={value}"
+    )
+    return g, fd
+
+
+def check_band_sweep(model: Callable, n: int = 1001, **params) -> jnp.ndarray:
+    """Sweep 1.50–1.60 µm with ``n`` points; S must be finite with a leading axis of n."""
+    wl = band(n)
+    s, _ = s_matrix(_call(model, wl, params))
+    assert s.shape[0] == n, f"{_name(model)}: band sweep returned shape {s.shape}, expected leading {n}"
+    assert bool(jnp.all(jnp.isfinite(s))), f"{_name(model)}: non-finite S in band sweep"
+    return s
+
+
+def check_model(
+    model: Callable,
+    *,
+    passive: bool = True,
+    reciprocal: bool = True,
+    grad_params: dict[str, float] | None = None,
+    **params,
+) -> None:
+    """Run the whole kit: band sweep, finite, jit, passivity, reciprocity, gradients."""
+    check_band_sweep(model, **params)
+    check_finite(model, **params)
+    check_jit(model, **params)
+    if passive:
+        check_passive(model, **params)
+    if reciprocal:
+        check_reciprocal(model, **params)
+    for name, value in (grad_params or {}).items():
+        check_gradient(model, name, value, **params)
+
+
+def cell_defaults(cell: Callable) -> dict:
+    """Keyword defaults of a gdsfactory cell function."""
+    fn = inspect.unwrap(cell)
+    return {
+        k: p.default for k, p in inspect.signature(fn).parameters.items() if p.default is not inspect.Parameter.empty
+    }
+
+
+def check_cell_matches_model(cell: Callable, model: Callable, component=None) -> None:
+    """The cell's optical ports equal the model's ports; shared parameters share defaults."""
+    component = cell() if component is None else component
+    cports = tuple(sorted(p.name for p in component.ports if p.port_type == "optical"))
+    mports = model_ports(model)
+    assert cports == mports, f"{_name(cell)}: cell ports {cports} != model ports {mports}"
+    cdef, mdef = cell_defaults(cell), sax.get_settings(model)
+    shared = sorted(set(cdef) & set(mdef))
+    diff = {k: (cdef[k], mdef[k]) for k in shared if cdef[k] != mdef[k]}
+    assert not diff, f"{_name(cell)}: cell and model defaults differ: {diff}"
+    missing = sorted(k for k in cdef if k not in mdef)
+    assert not missing, f"{_name(cell)}: cell parameters the model does not take: {missing}"

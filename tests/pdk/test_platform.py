@@ -1,0 +1,71 @@
+"""Layers, layer views, stack, cross-sections, rules and DRC."""
+
+import gdsfactory as gf
+import pytest
+
+from prismpic.pdk import drc
+from prismpic.pdk.cross_sections import get_cross_section, xs_ridge
+from prismpic.pdk.layers import LAYER, write_lyp
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import get_layer_stack
+
+
+def test_lyp_written(tmp_path):
+    path = write_lyp(tmp_path / "prismpic.lyp")
+    text = path.read_text()
+    assert "<layer-properties>" in text and "1/0" in text
+
+
+def test_stack_thicknesses():
+    stack = get_layer_stack(film_thickness=0.6, etch_depth=0.3)
+    assert stack.layers["ridge"].thickness == pytest.approx(0.6)
+    assert stack.layers["slab"].thickness == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(
+    "film, etch, name", [(0.6, 0.7, "etch_depth"), (0.6, 0.0, "etch_depth"), (-0.1, 0.05, "film_thickness")]
+)
+def test_stack_rejects_bad_etch(film, etch, name):
+    with pytest.raises(ValueError, match=name):
+        get_layer_stack(film_thickness=film, etch_depth=etch)
+
+
+def test_cross_sections():
+    xs = xs_ridge()
+    assert xs.width == pytest.approx(1.4)
+    assert xs.layer == LAYER.LN_RIDGE
+    with pytest.raises(ValueError, match="cross_section = 'strip'"):
+        get_cross_section("strip")
+    with pytest.raises(ValueError, match=r"width = 0.1 µm .*\[0.25, 10\]"):
+        xs_ridge(width=0.1)
+
+
+def _two_ridges(gap):
+    c = gf.Component()
+    for y in (0.0, 1.4 + gap):
+        c.add_polygon([(0, y - 0.7), (20, y - 0.7), (20, y + 0.7), (0, y + 0.7)], layer=LAYER.LN_RIDGE)
+    c.add_polygon([(-5, -5), (25, -5), (25, 8), (-5, 8)], layer=LAYER.LN_SLAB)
+    return c
+
+
+def test_drc_ridge_gap_rule_is_sharp():
+    # clean just above the minimum gap, flagged just below
+    assert drc(_two_ridges(RULES.min_ridge_gap + 0.01)) == []
+    rules = [v.rule for v in drc(_two_ridges(RULES.min_ridge_gap - 0.02))]
+    assert any("LN_RIDGE space" in r for r in rules)
+
+
+def test_drc_flags_electrode_over_ridge_and_missing_slab():
+    c = gf.Component()
+    c.add_polygon([(0, -0.7), (20, -0.7), (20, 0.7), (0, 0.7)], layer=LAYER.LN_RIDGE)
+    c.add_polygon([(5, -3), (10, -3), (10, 3), (5, 3)], layer=LAYER.ELECTRODE)
+    rules = " ".join(v.rule for v in drc(c))
+    assert "ELECTRODE over LN_RIDGE" in rules and "LN_RIDGE outside LN_SLAB" in rules
+
+
+def test_drc_flags_small_pad_and_narrow_metal():
+    c = gf.Component()
+    c.add_polygon([(0, 0), (30, 0), (30, 30), (0, 30)], layer=LAYER.PAD)
+    c.add_polygon([(100, 0), (101, 0), (101, 50), (100, 50)], layer=LAYER.ELECTRODE)
+    rules = " ".join(v.rule for v in drc(c))
+    assert "PAD width" in rules and "ELECTRODE width" in rules
