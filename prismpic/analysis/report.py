@@ -27,6 +27,7 @@ class ReportContext:
     params: dict
     workdir: Path
     figures: dict[str, str] = field(default_factory=dict)  # file name -> caption
+    results: dict = field(default_factory=dict)  # objects later sections reuse (e.g. the link budget)
 
     def figure_path(self, name: str, caption: str) -> Path:
         """Register a PNG figure and return the path to write it to."""
@@ -71,9 +72,115 @@ def _devices(ctx: ReportContext) -> dict:
     return out
 
 
+def _ring(ctx: ReportContext) -> dict:
+    import jax.numpy as jnp
+
+    from prismpic.analysis.spectra import analyze_spectrum, plot_spectrum
+    from prismpic.components import rings
+
+    ring = dict(ctx.params.get("ring", {}))
+    ctx.results["ring_params"] = ring
+    specs = rings.ring_specs(**ring)
+    wl0 = specs["resonance_um"]
+    wl = jnp.linspace(wl0 - 0.012, wl0 + 0.012, 6001)
+    s = rings.ring_add_drop_model(wl=wl, **ring)
+    thr, drp = jnp.abs(s[("o1", "o2")]) ** 2, jnp.abs(s[("o1", "o4")]) ** 2
+    analysis = analyze_spectrum(np.asarray(wl) * 1e3, np.asarray(thr), np.asarray(drp),
+                                radius_um=ring.get("radius", rings.RING_RADIUS), coupling="over")
+    plot_spectrum(analysis, ctx.figure_path("ring_spectrum.png", "Add-drop ring at the report's parameters: "
+                                           "through and drop spectra with fitted resonances"))
+    ctx.results["ring_specs"] = specs
+    return {
+        "radius_um": ring.get("radius", rings.RING_RADIUS),
+        "gap_um": ring.get("gap", rings.GAP),
+        "ng": specs["ng"],
+        "fsr_nm": specs["fsr_nm"],
+        "fwhm_nm": specs["fwhm_nm"],
+        "q_loaded": specs["q_loaded"],
+        "q_intrinsic": specs["q_intrinsic"],
+        "extinction_db": specs["extinction_db"],
+        "drop_loss_db": specs["drop_loss_db"],
+        "tuning_pm_per_v": specs["tuning_pm_per_v"],
+        "v_per_linewidth": specs["v_per_linewidth"],
+        "resonance_nm": wl0 * 1e3,
+        "spectrum_check": {"fsr_nm": analysis.fsr_nm, "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded},
+        "critical_gap_um": _critical_gap(ring),
+        "params": ring,
+    }
+
+
+def _critical_gap(ring: dict):
+    from prismpic.components import rings
+
+    try:
+        return rings.critical_gap(kind="all_pass", **{k: v for k, v in ring.items() if k not in ("gap", "gap_drop")})
+    except ValueError as e:
+        return str(e)
+
+
+def _link_budget(ctx: ReportContext) -> dict:
+    from prismpic.analysis.link_budget import modeled_link_budget, plot_waterfall, seed_link_budget
+
+    modeled = modeled_link_budget(ring=ctx.params.get("ring"))
+    seed = seed_link_budget()
+    plot_waterfall(modeled, ctx.figure_path("link_budget.png", "Link budget from the models (d = 32, N = 256)"))
+    plot_waterfall(seed, ctx.figure_path("link_budget_seed.png", "The seed's link budget (S1-12) for comparison"),
+                   title="S1-12 link budget (seed values)")
+    ctx.results["link_budget"] = modeled
+    ctx.results["link_budget_seed"] = seed
+    return {**modeled.to_dict(), "seed": seed.to_dict()}
+
+
+def _noise(ctx: ReportContext) -> dict:
+    from prismpic.analysis.noise import Photodiode, Receiver, noise_budget, plot_noise_breakdown
+
+    lb = ctx.results["link_budget"]
+    nb = noise_budget(1e-3 * 10 ** (lb.received_dbm / 10), photodiode=Photodiode(), receiver=Receiver(adc_bits=6),
+                      dac_bits=6)
+    plot_noise_breakdown(nb, ctx.figure_path("noise_breakdown.png", "Noise at the balanced detector pair "
+                                             "(modeled received power, 1 GHz, 50 Ω, 6-bit ADC and DAC)"))
+    ctx.results["noise"] = nb
+    return {"received_dbm": lb.received_dbm, "snr_db": nb.snr_db, "enob": nb.enob,
+            "terms_a2": dict(nb.terms), "signal_current_a": nb.signal_current_a}
+
+
+def _recall(ctx: ReportContext) -> dict:
+    from prismpic.analysis.recall import RecallConfig, plot_recall, recall_table
+
+    fwhm = ctx.results["ring_specs"]["fwhm_nm"]
+    rows = recall_table(base=RecallConfig(fwhm_nm=fwhm))
+    plot_recall(rows, ctx.figure_path("recall.png", f"Recall@8 under the S1-14 impairments "
+                                      f"(500 blocks, 100 queries, ring FWHM {fwhm * 1e3:.0f} pm)"))
+    ctx.results["recall"] = rows
+    return {"fwhm_nm": fwhm, "cases": [{"case": n, "recall": r.mean, "ci": [r.ci_low, r.ci_high], "drop": r.drop}
+                                       for n, r in rows]}
+
+
+def _energy(ctx: ReportContext) -> dict:
+    from prismpic.analysis.accelerator import ptu_budget
+    from prismpic.analysis.energy import gpu_full_scan_energy_j, prism_energy_per_query
+
+    e = prism_energy_per_query()
+    ctx.results["energy"] = e
+    return {"prism_per_query": e.to_dict(), "gpu_full_scan_4k_one_head_nj": gpu_full_scan_energy_j(4096) * 1e9,
+            "ptu": {r: ptu_budget(readout=r).to_dict() for r in ("broadband", "per_wavelength")}}
+
+
+def _claims(ctx: ReportContext) -> list:
+    from prismpic.analysis.claims import ledger
+
+    return [e.to_dict() for e in ledger(ctx.results)]
+
+
 SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("platform", _platform),
     ("devices", _devices),
+    ("ring", _ring),
+    ("link_budget", _link_budget),
+    ("noise", _noise),
+    ("recall", _recall),
+    ("energy", _energy),
+    ("claims", _claims),
 ]
 
 

@@ -1,3 +1,393 @@
-"""(placeholder: device family not built yet)."""
+"""Splitters and couplers: Y-branch 1×2 splitter and directional coupler; cells and models.
 
-DEVICES: dict = {}
+Both are built from raised-cosine S-bends, y(x) = (h/2)(1 − cos πx/L), whose curvature
+peaks at the ends: R_min = 2L²/(π² h). Cell and model share that shape, so the model
+integrates the phase (and the directional coupler its coupling) along the drawn path.
+Port order follows gdsfactory: the splitter is o1 (input), o2 (upper output), o3 (lower
+output), as ``gf.components.mmi1x2``; the coupler is o1 (bottom left), o2 (top left),
+o3 (top right), o4 (bottom right), as ``gf.components.coupler``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gdsfactory as gf
+import jax.numpy as jnp
+import numpy as np
+import sax
+
+from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
+from prismpic.components.registry import Device
+from prismpic.components.waveguides import _check_common, _path_response
+from prismpic.pdk import dispersion
+from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)  # phase quadrature on [-1, 1]
+_CNODES, _CWEIGHTS = np.polynomial.legendre.leggauss(64)  # coupling quadrature (sharper integrand)
+_SBEND_POINTS = 201  # polyline points per drawn S-bend
+_R_FLAT = 1e5  # µm: radii beyond this (near the inflection) are treated as this radius
+
+
+# ---------------------------------------------------------------------------- S-bend geometry
+def sbend_min_radius(length, offset):
+    """Minimum radius of curvature (µm) of a raised-cosine S-bend: R_min = 2L²/(π² |h|)."""
+    return 2.0 * length**2 / (math.pi**2 * abs(offset))
+
+
+def _float(x) -> float | None:
+    """``x`` as a float, or None when it is traced (checks are then skipped)."""
+    a = concrete(x)
+    return None if a is None else float(a)
+
+
+def _check_sbend(name: str, length, offset) -> None:
+    """ValueError naming ``name`` unless the S-bend's minimum radius meets the design rule."""
+    h = _float(offset)
+    if h is None or h == 0:
+        return
+    shortest = math.pi * math.sqrt(RULES.min_bend_radius * abs(h) / 2.0)
+    check_range(name, length, shortest, math.inf, unit="µm")
+
+
+def _sbend_points(length: float, offset: float, n: int = _SBEND_POINTS) -> np.ndarray:
+    x = np.linspace(0.0, length, n)
+    return np.stack([x, 0.5 * offset * (1.0 - np.cos(np.pi * x / length))], axis=1)
+
+
+def _sbend_samples(length, offset, nodes, weights):
+    """Arc-length weights, radius and direction (rad) at quadrature nodes u ∈ (0, 1) of an S-bend."""
+    u = 0.5 * (nodes + 1.0)
+    k = jnp.pi / length
+    dy = 0.5 * offset * k * jnp.sin(k * length * u)
+    d2y = 0.5 * offset * k**2 * jnp.cos(k * length * u)
+    slope2 = 1.0 + dy**2
+    ds = jnp.sqrt(slope2) * 0.5 * weights * length
+    radius = jnp.minimum(slope2**1.5 / jnp.maximum(jnp.abs(d2y), 1e-30), _R_FLAT)
+    return u, ds, radius, jnp.arctan(dy)
+
+
+def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm):
+    """Transmission of a raised-cosine S-bend: exp(i k0 ∫ n_eff(R(s), φ(s)) ds) and loss."""
+    u, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
+    return _path_response(wl, u, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm)
+
+
+def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm):
+    """Linear taper along crystal y: phase ∫ k0 n_eff(w(s)) ds, propagation loss."""
+    u = 0.5 * (_NODES + 1.0)
+    wl = jnp.asarray(wl, dtype=float)
+    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z")
+    phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
+    return 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
+
+
+def _add_slabbed_polygon(c: gf.Component, points, xs) -> None:
+    """Ridge polygon plus its slab grown by the cross-section's slab margin."""
+    c.add_polygon(points, layer=xs.layer)
+    poly = gf.kdb.DPolygon([gf.kdb.DPoint(*p) for p in points]).sized(SLAB_MARGIN)
+    c.add_polygon(poly, layer=xs.sections[1].layer)
+
+
+# ---------------------------------------------------------------------------- Y-splitter
+def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
+    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    check_range("tip_gap", tip_gap, RULES.min_ridge_gap, 10.0, unit="µm")
+    check_positive("taper_length", taper_length, unit="µm")
+    lo = _float(width + tip_gap)
+    if lo is not None:
+        check_range("output_separation", output_separation, lo, math.inf, unit="µm", lo_open=True)
+    check_positive("length", length, unit="µm")
+    _check_sbend("length", length, (output_separation - width - tip_gap) / 2)
+
+
+@gf.cell
+def y_splitter(
+    length: float = 30.0,
+    output_separation: float = 5.0,
+    taper_length: float = 10.0,
+    tip_gap: float = 0.2,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Y-branch 1×2 splitter: a linear taper to two ridges that part in raised-cosine S-bends.
+
+    Args:
+        length: length of the S-bend section along x (µm); its minimum radius
+            2L²/(π² h), h = (output_separation − width − tip_gap)/2, must be ≥ 10 µm.
+        output_separation: centre-to-centre spacing of o2 and o3 (µm).
+        taper_length: length of the input taper from ``width`` to 2·width + tip_gap (µm).
+        tip_gap: gap between the branches where they leave the taper (µm), the blunt
+            tip a lithographic process leaves; ≥ the minimum ridge gap.
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+
+    .. code::
+
+                              ___________ o2
+                    ____----''
+         o1 ____.--'   ___________________
+                '--.__ tip_gap
+                      ''----.____________ o3
+            taper_length  length
+    """
+    width = ridge_width(cross_section, width)
+    _check_y_splitter(length, output_separation, taper_length, tip_gap, width)
+    xs = get_cross_section(cross_section, width=width)
+    c = gf.Component()
+    wide = 2 * width + tip_gap
+    _add_slabbed_polygon(
+        c, [(0, -width / 2), (taper_length, -wide / 2), (taper_length, wide / 2), (0, width / 2)], xs
+    )
+    offset = (output_separation - width - tip_gap) / 2
+    path = gf.Path(_sbend_points(length, offset), start_angle=0, end_angle=0)
+    arm = path.extrude(xs)
+    y0 = (width + tip_gap) / 2
+    top = c << arm
+    top.dmove((taper_length, y0))
+    bot = c << arm
+    bot.dmirror_y()
+    bot.dmove((taper_length, -y0))
+    c.add_port("o1", center=(0, 0), width=width, orientation=180, layer=xs.layer)
+    c.add_port("o2", port=top.ports["o2"])
+    c.add_port("o3", port=bot.ports["o2"])
+    c.info["min_bend_radius"] = sbend_min_radius(length, offset)
+    c.info["path_length"] = float(taper_length + path.length())
+    return c
+
+
+def y_splitter_model(
+    wl=1.55,
+    length=30.0,
+    output_separation=5.0,
+    taper_length=10.0,
+    tip_gap=0.2,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    excess_loss_db=0.2,
+    imbalance_db=0.0,
+) -> sax.SDict:
+    """Y-branch: S₂₁ = √(ηr/(1+r)) t, S₃₁ = √(η/(1+r)) t, all else 0.
+
+    η = 10^(−excess_loss_db/10) is the junction's excess loss, a device parameter
+    (default 0.2 dB per stage, the seed's figure S1-05); r = 10^(imbalance_db/10) =
+    P(o2)/P(o3); t is the propagation through taper and S-bend (phase, loss, bend loss).
+    A lossless matched 3-port cannot exist: light entering o2 and o3 out of phase is
+    radiated at the junction, so S is passive (largest singular value √η), not unitary.
+    One stage costs 10·log10(2) + excess_loss_db; cascading gives the seed's
+    10·log10 N + 0.2·log2 N.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length, output_separation, taper_length, tip_gap, width, cross_section: as the cell.
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm).
+        excess_loss_db: junction excess loss (dB), in [0, 10].
+        imbalance_db: 10·log10 P(o2)/P(o3) (dB), in [−10, 10].
+    """
+    width = ridge_width(cross_section, width)
+    _check_y_splitter(length, output_separation, taper_length, tip_gap, width)
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_range("excess_loss_db", excess_loss_db, 0.0, 10.0, unit="dB")
+    check_range("imbalance_db", imbalance_db, -10.0, 10.0, unit="dB")
+    wide = 2 * width + tip_gap
+    t = _taper_response(wl, taper_length, width, wide, film_thickness, etch_depth, loss_db_per_cm)
+    offset = (output_separation - width - tip_gap) / 2
+    t = t * sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    eta = 10.0 ** (-excess_loss_db / 10.0)
+    r = 10.0 ** (imbalance_db / 10.0)
+    return sax.reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
+
+
+# ---------------------------------------------------------------------------- directional coupler
+def _check_dc(gap, length, dy, bend_length, width):
+    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    check_range("gap", gap, RULES.min_ridge_gap, 10.0, unit="µm")
+    check_nonnegative("length", length, unit="µm")
+    lo = _float(gap + width)
+    if lo is not None:
+        check_range("dy", dy, lo, math.inf, unit="µm", lo_open=True)
+    check_positive("bend_length", bend_length, unit="µm")
+    _check_sbend("bend_length", bend_length, (dy - gap - width) / 2)
+
+
+@gf.cell
+def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: float, cross_section: str) -> gf.Component:
+    """Upper arm of a directional coupler: S-bend in, straight at gap/2 + width/2, S-bend out."""
+    xs = get_cross_section(cross_section, width=width)
+    h = (dy - gap - width) / 2
+    s = _sbend_points(bend_length, -h)
+    pts = [s + (-bend_length, dy / 2)]
+    right = _sbend_points(bend_length, h) + (length, (gap + width) / 2)
+    pts.append(right if length > 0 else right[1:])
+    return gf.Path(np.concatenate(pts), start_angle=0, end_angle=0).extrude(xs)
+
+
+@gf.cell
+def directional_coupler(
+    gap: float = 0.3,
+    length: float = 50.0,
+    dy: float = 10.0,
+    bend_length: float = 40.0,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Symmetric directional coupler: two ridges at ``gap`` over ``length`` with raised-cosine S-bend arms.
+
+    Args:
+        gap: edge-to-edge gap of the ridges in the straight section (µm).
+        length: length of the straight coupling section (µm), may be 0.
+        dy: centre-to-centre spacing of o1 and o2 (and of o3 and o4) (µm).
+        bend_length: length of each S-bend along x (µm); its minimum radius
+            2L²/(π² h), h = (dy − gap − width)/2, must be ≥ 10 µm.
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+
+    .. code::
+
+            bend_length     length      bend_length
+         o2 ____                               ____ o3
+                 '--.___________________.--'         |
+                     ___________________    gap      | dy
+         o1 ____.--'                     '--.____ o4 |
+    """
+    width = ridge_width(cross_section, width)
+    _check_dc(gap, length, dy, bend_length, width)
+    arm = _dc_arm(gap, length, dy, bend_length, width, cross_section)
+    c = gf.Component()
+    top = c << arm
+    bot = c << arm
+    bot.dmirror_y()
+    c.add_port("o1", port=bot.ports["o1"])
+    c.add_port("o2", port=top.ports["o1"])
+    c.add_port("o3", port=top.ports["o2"])
+    c.add_port("o4", port=bot.ports["o2"])
+    c.info["min_bend_radius"] = sbend_min_radius(bend_length, (dy - gap - width) / 2)
+    return c
+
+
+def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth):
+    """∫ C(g(x)) dx over one S-bend pair, g(x) = gap + 2·y(x) the local edge-to-edge gap."""
+    h = (dy - gap - width) / 2
+    u = 0.5 * (_CNODES + 1.0)
+    g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
+    wl = jnp.asarray(wl, dtype=float)
+    c = dispersion.coupling_per_um(wl[..., None], g, width, film_thickness, etch_depth)
+    return jnp.sum(c * 0.5 * _CWEIGHTS, axis=-1) * bend_length
+
+
+def coupling_phase(
+    wl=1.55,
+    gap=0.3,
+    length=50.0,
+    dy=10.0,
+    bend_length=40.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+):
+    """Accumulated coupling Φ = C(gap)·length + 2∫C(g(x))dx (rad); power coupling is sin²Φ.
+
+    Supermode (coupled-mode) picture of two identical guides: C = πΔn/λ from
+    ``prismpic.pdk.coupling_per_um``, integrated over the straight section and the gap
+    profile of both S-bend pairs (the bends measured along x, the small-slope limit).
+    """
+    width = ridge_width(cross_section, width)
+    _check_dc(gap, length, dy, bend_length, width)
+    c0 = dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth)
+    return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth)
+
+
+def length_for_coupling(
+    power_coupling=0.5,
+    wl=1.55,
+    gap=0.3,
+    dy=10.0,
+    bend_length=40.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+) -> float:
+    """Shortest straight length (µm) giving sin²Φ = ``power_coupling``, the S-bend arms accounted.
+
+    L = (arcsin √κ² − 2∫C dx)/C(gap); ValueError when the arms alone couple more.
+    """
+    check_range("power_coupling", power_coupling, 0.0, 1.0)
+    width = ridge_width(cross_section, width)
+    _check_dc(gap, 0.0, dy, bend_length, width)
+    arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth))
+    c0 = float(dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth))
+    target = math.asin(math.sqrt(power_coupling))
+    if arms > target:
+        raise ValueError(
+            f"power_coupling = {power_coupling:g} is below what the S-bend arms alone give "
+            f"({math.sin(arms) ** 2:g} at gap {gap:g} µm); valid range [{math.sin(arms) ** 2:g}, 1]"
+        )
+    return (target - arms) / c0
+
+
+def directional_coupler_model(
+    wl=1.55,
+    gap=0.3,
+    length=50.0,
+    dy=10.0,
+    bend_length=40.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Lossless-coupling directional coupler: through t·cos Φ, cross −i t·sin Φ.
+
+    Φ from ``coupling_phase``; t is the propagation of one arm (S-bend, straight,
+    S-bend: phase ∫k0 n_eff ds, propagation and bend loss). Through: o1→o4, o2→o3;
+    cross: o1→o3, o2→o4. Unitary when ``loss_db_per_cm`` = 0.
+    """
+    width = ridge_width(cross_section, width)
+    _check_dc(gap, length, dy, bend_length, width)
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    phi = coupling_phase(wl, gap, length, dy, bend_length, width, cross_section, film_thickness, etch_depth)
+    wl = jnp.asarray(wl, dtype=float)
+    h = (dy - gap - width) / 2
+    bend = sbend_response(wl, bend_length, h, width, film_thickness, etch_depth, loss_db_per_cm)
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    straight = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(2j * jnp.pi * n * length / wl)
+    t = bend**2 * straight
+    through = t * jnp.cos(phi)
+    cross = -1j * t * jnp.sin(phi)
+    return sax.reciprocal(
+        {("o1", "o4"): through, ("o2", "o3"): through, ("o1", "o3"): cross, ("o2", "o4"): cross}
+    )
+
+
+DEVICES = {
+    "y_splitter": Device(
+        "y_splitter",
+        y_splitter,
+        y_splitter_model,
+        extremes=(
+            {"length": 12.0, "output_separation": 4.0, "tip_gap": RULES.min_ridge_gap, "taper_length": 1.0},
+            {"length": 300.0, "output_separation": 80.0, "width": 0.8, "tip_gap": 1.0},
+        ),
+        grad_params=("length", "output_separation", "taper_length"),
+        model_only=("excess_loss_db", "imbalance_db"),
+    ),
+    "directional_coupler": Device(
+        "directional_coupler",
+        directional_coupler,
+        directional_coupler_model,
+        extremes=(
+            {"gap": RULES.min_ridge_gap, "length": 0.0, "dy": 3.0, "bend_length": 10.0},
+            {"gap": 2.0, "length": 2000.0, "dy": 50.0, "bend_length": 200.0, "width": 1.0},
+        ),
+        grad_params=("gap", "length", "bend_length"),
+    ),
+}

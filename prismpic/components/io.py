@@ -1,3 +1,335 @@
-"""(placeholder: device family not built yet)."""
+"""Off-chip I/O: the edge coupler (inverse taper) and the hollow-core-fiber delay line.
 
-DEVICES: dict = {}
+(A TFLN grating coupler is not provided: TFLN gratings exist but couple more weakly.)
+"""
+
+from __future__ import annotations
+
+import gdsfactory as gf
+import jax
+import jax.numpy as jnp
+import sax
+
+from prismpic.checks import check_range, concrete
+from prismpic.components.pcm import slab_te0
+from prismpic.components.registry import Device
+from prismpic.components.waveguides import taper_model
+from prismpic.pdk import materials
+from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
+from prismpic.pdk.layers import LAYER
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+
+C_LIGHT = 299792458.0  # m/s (exact)
+
+# Fiber mode-field diameters at 1550 nm: SMF-28 10.4 ± 0.5 µm (Corning SMF-28 Ultra datasheet);
+# lensed fibers focus to a few µm (3.2 µm taken here as typical †).
+MFD_SMF28_UM = 10.4
+MFD_LENSED_UM = 3.2
+
+
+# ---------------------------------------------------------------------------- edge coupler physics
+def _petermann_half_width(wl, n_core, n_clad, thickness):
+    """Petermann-II half-width w = √(∫E²/∫E'²) (µm) of a symmetric slab's TE0 mode.
+
+    For a Gaussian exp(−x²/w²) this returns w exactly; for other profiles it is the width
+    of the Gaussian that predicts the mode's splice (mismatch) loss to second order
+    (Petermann, Electron. Lett. 19, 712 (1983), in its one-dimensional form).
+    """
+    _, kappa, gamma, u = slab_te0(wl, n_core, n_clad, thickness)
+    a = 0.5 * thickness
+    e2 = a + jnp.sin(2 * u) / (2 * kappa) + jnp.cos(u) ** 2 / gamma
+    de2 = kappa**2 * a - kappa * jnp.sin(2 * u) / 2 + gamma * jnp.cos(u) ** 2
+    return jnp.sqrt(e2 / de2)
+
+
+def tip_mode_half_widths(wl=1.55, tip_width=0.3, slab_tip_width=4.0, film_thickness=FILM_THICKNESS,
+                         etch_depth=ETCH_DEPTH):
+    """(w_x, w_y, n_tip): Gaussian-equivalent half-widths (µm) of the facet mode and its index.
+
+    Effective-index model of the facet, the slab strip (``slab_tip_width`` wide) carrying
+    the ridge tip, taken as a rectangle of thickness t = slab + etch × tip_width/slab_tip_width
+    (the tip's cross-section spread over the strip), LN (n_e) in SiO2. Each axis is solved
+    last in its own effective-index order, so that it sees the index lowered by the other
+    axis's confinement: w_y from the vertical slab of thickness t whose core index is the
+    n_eff of the lateral slab (width ``slab_tip_width``); w_x from the lateral slab whose core
+    index is the n_eff of the vertical slab (scalar approximation on both axes). Widths by
+    ``_petermann_half_width``; n_tip is the vertical-then-lateral n_eff.
+    """
+    wl = jnp.asarray(wl, dtype=float)
+    ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
+    t_v = film_thickness - etch_depth + etch_depth * tip_width / slab_tip_width
+    n_v = slab_te0(wl, ne, nc, t_v)[0]
+    n_lat = slab_te0(wl, ne, nc, slab_tip_width)[0]
+    w_y = _petermann_half_width(wl, n_lat, nc, t_v)
+    w_x = _petermann_half_width(wl, n_v, nc, slab_tip_width)
+    n_tip = slab_te0(wl, n_v, nc, slab_tip_width)[0]
+    return w_x, w_y, n_tip
+
+
+def gaussian_overlap(w1, w2):
+    """Power coupling of two aligned 1-D Gaussians of half-widths w1, w2: 2 w1 w2/(w1² + w2²).
+
+    A 2-D mode couples with the product over both axes; for circular modes that is
+    (2 w1 w2/(w1² + w2²))² (e.g. Marcuse, Bell Syst. Tech. J. 56, 703 (1977)).
+    """
+    return 2 * w1 * w2 / (w1**2 + w2**2)
+
+
+def edge_coupling_efficiency(wl=1.55, tip_width=0.3, slab_tip_width=4.0, fiber_mfd_um=MFD_LENSED_UM, gap_index=1.0,
+                             film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Fiber-to-facet power coupling: Gaussian overlap on both axes × Fresnel transmission of the facet.
+
+    η = Π_axes 2 w_f w/(w_f² + w²) · [1 − ((n_tip − n_gap)/(n_tip + n_gap))²], w_f = MFD/2.
+    Misalignment, the taper's mode-conversion loss and the facet's back-reflection into the
+    guide are not included.
+    """
+    w_x, w_y, n_tip = tip_mode_half_widths(wl, tip_width, slab_tip_width, film_thickness, etch_depth)
+    w_f = 0.5 * fiber_mfd_um
+    fresnel = 1.0 - ((n_tip - gap_index) / (n_tip + gap_index)) ** 2
+    return gaussian_overlap(w_f, w_x) * gaussian_overlap(w_f, w_y) * fresnel
+
+
+def _check_edge(taper_length, tip_width, slab_tip_width, width):
+    check_range("taper_length", taper_length, 1.0, 1e4, unit="µm")
+    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    hi = concrete(width)
+    if hi is not None:
+        check_range("tip_width", tip_width, RULES.min_ridge_width, float(hi), unit="µm")
+    lo = concrete(tip_width + 2 * RULES.min_slab_enclosure)
+    if lo is not None:
+        check_range("slab_tip_width", slab_tip_width, float(lo), 50.0, unit="µm")
+
+
+@gf.cell
+def edge_coupler(
+    taper_length: float = 200.0,
+    tip_width: float = 0.3,
+    slab_tip_width: float = 4.0,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Inverse-taper edge coupler: ridge and slab both taper down to the chip facet at o1.
+
+    Args:
+        taper_length: taper length (µm).
+        tip_width: ridge width at the facet (µm), ≥ the minimum ridge width.
+        slab_tip_width: LN slab strip width at the facet (µm); sets the lateral mode size.
+        width: ridge width at o2 (µm); None takes the cross-section's.
+        cross_section: optical cross-section name (its slab band is matched at o2).
+
+    .. code::
+
+        facet
+        o1 ▏▁▁▁▁▁▁▁▁▁▁▁▁▁▁▂▂▂▂▂▂▂▂▂▃▃▃▃▃▃ o2
+           tip_width  ───────────────▶ width
+    """
+    width = ridge_width(cross_section, width)
+    _check_edge(taper_length, tip_width, slab_tip_width, width)
+    xs = get_cross_section(cross_section, width=width)
+    c = gf.Component()
+    for layer, h0, h1 in ((LAYER.LN_RIDGE, tip_width / 2, width / 2),
+                          (LAYER.LN_SLAB, slab_tip_width / 2, width / 2 + SLAB_MARGIN)):
+        c.add_polygon([(0, -h0), (taper_length, -h1), (taper_length, h1), (0, h0)], layer=layer)
+    c.add_port("o1", center=(0, 0), width=tip_width, orientation=180, layer=xs.layer, port_type="optical")
+    c.add_port("o2", center=(taper_length, 0), width=width, orientation=0, layer=xs.layer, port_type="optical")
+    c.info["length"] = taper_length
+    return c
+
+
+def edge_coupler_model(
+    wl=1.55,
+    taper_length=200.0,
+    tip_width=0.3,
+    slab_tip_width=4.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    fiber_mfd_um=MFD_LENSED_UM,
+    gap_index=1.0,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """Edge coupler: o1 is the fiber's mode at the facet, o2 the ridge mode.
+
+    S21 = S12 = √η · t_taper: η from ``edge_coupling_efficiency``, t_taper the ridge taper's
+    propagation (phase ∫ k0 n_eff(w(s)) ds, ``waveguides.taper_model``). No reflections.
+
+    Args:
+        wl: wavelength (µm).
+        taper_length, tip_width, slab_tip_width, width, cross_section: the cell's geometry.
+        fiber_mfd_um: fiber mode-field diameter (µm): 3.2 lensed †, 10.4 SMF-28.
+        gap_index: index between fiber and facet (1 air, ≈ 1.45 index-matching gel).
+        film_thickness, etch_depth: LN film (µm).
+        loss_db_per_cm: ridge propagation loss (dB/cm).
+    """
+    width = ridge_width(cross_section, width)
+    _check_edge(taper_length, tip_width, slab_tip_width, width)
+    check_film(film_thickness, etch_depth)
+    check_range("fiber_mfd_um", fiber_mfd_um, 0.5, 50.0, unit="µm")
+    check_range("gap_index", gap_index, 1.0, 2.0)
+    t = taper_model(wl, taper_length, tip_width, width, cross_section, film_thickness, etch_depth,
+                    loss_db_per_cm)[("o1", "o2")]
+    eta = edge_coupling_efficiency(wl, tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness, etch_depth)
+    return sax.reciprocal({("o1", "o2"): jnp.sqrt(eta) * t})
+
+
+# ---------------------------------------------------------------------------- hollow-core fiber
+# DNANF (double nested antiresonant nodeless fiber): 0.091 dB/km at 1550 nm, group index
+# ≈ 1.0 (≈ 3.34 µs/km), Petrovich et al., Nat. Photon. (2025) (REFERENCES.md).
+HCF_LOSS_DB_PER_KM = 0.091
+HCF_GROUP_INDEX = 1.0
+HCF_PHASE_INDEX = 1.0  # air core; the modal index sits ~1e-4–1e-3 below 1 (not resolved here)
+HCF_BETA2_PS2_PER_KM = -2.5  # † D ≈ +2 ps/(nm·km), the low anomalous dispersion typical of NANFs
+# Chip–fiber attach, each end: 1.7 dB/facet, TFLN bilayer inverse taper to a lensed fiber,
+# He et al., Opt. Lett. 44, 2314 (2019) †.
+HCF_COUPLING_LOSS_DB = 1.7
+
+
+def _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um):
+    """The three terms of φ/2π: (frac of n L/λ_ref, n_g L (1/λ − 1/λ_ref), ½ β2 L Δω²/2π)."""
+    wl = jnp.asarray(wl, dtype=float)
+    l_um = length_m * 1e6
+    ref = jnp.modf(phase_index * l_um / wl_ref_um)[0]
+    dinv_um = (wl_ref_um - wl) / (wl * wl_ref_um)  # 1/λ − 1/λ_ref (1/µm)
+    first = group_index * l_um * dinv_um
+    domega = 2 * jnp.pi * C_LIGHT * 1e6 * dinv_um  # rad/s
+    second = 0.5 * (beta2_ps2_per_km * 1e-27) * length_m * domega**2 / (2 * jnp.pi)
+    return ref, first, second
+
+
+def hcf_phase_rad(wl=1.55, length_m=1000.0, phase_index=HCF_PHASE_INDEX, group_index=HCF_GROUP_INDEX,
+                  beta2_ps2_per_km=HCF_BETA2_PS2_PER_KM, wl_ref_um=1.55):
+    """Unwrapped propagation phase φ(λ) = β(ω) L (rad) of the fiber, Taylor-expanded about λ_ref.
+
+    φ = φ_ref + β1 L Δω + ½ β2 L Δω², Δω = 2πc (1/λ − 1/λ_ref), β1 = n_g/c, so the first
+    term is 2π n_g L (λ_ref − λ)/(λ λ_ref) (written with the difference λ_ref − λ, which is
+    exact in floating point for nearby λ: no cancellation between two 10¹⁰-rad phases);
+    φ_ref = 2π n L/λ_ref reduced modulo 2π (``jnp.modf`` of the cycle count, whose float64
+    rounding is ~1e-6 cycles at 10 km; the absolute phase of a km of fiber drifts by far
+    more with temperature).
+    """
+    ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)
+    return 2 * jnp.pi * (ref + first + second)
+
+
+def _wrapped_cycles(c):
+    """c − round(c): exact in floating point (no rounding), derivative 1."""
+    return c - jnp.round(jax.lax.stop_gradient(c))
+
+
+def hcf_delay_s(length_m=1000.0, group_index=HCF_GROUP_INDEX):
+    """Group delay n_g L / c (s) at the reference wavelength."""
+    return group_index * length_m / C_LIGHT
+
+
+def hcf_loss_db(length_m=1000.0, loss_db_per_km=HCF_LOSS_DB_PER_KM, coupling_loss_db=HCF_COUPLING_LOSS_DB):
+    """Insertion loss (dB): propagation plus the chip–fiber coupling at both ends."""
+    return loss_db_per_km * length_m * 1e-3 + 2 * coupling_loss_db
+
+
+def _check_hcf(length_m, block_size):
+    check_range("length_m", length_m, 0.0, 1e5, unit="m", lo_open=True)
+    check_range("block_size", block_size, 10.0, 1e4, unit="µm")
+
+
+@gf.cell
+def hcf_delay_line(
+    length_m: float = 1000.0,
+    block_size: float = 100.0,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Hollow-core-fiber delay line as a symbolic block (the fiber is off chip).
+
+    A FLOORPLAN box with a LABEL and two ports where on-chip ridges meet the fiber attach
+    points (edge couplers, lumped into the model's ``coupling_loss_db``); no waveguide
+    geometry is drawn.
+
+    Args:
+        length_m: fiber length (m).
+        block_size: side of the symbolic box (µm).
+        width: ridge width at the ports (µm); None takes the cross-section's.
+        cross_section: optical cross-section name of the ports.
+
+    .. code::
+
+             ┌───────────────┐
+        o1 ──┤ HCF  L m      ├── o2
+             └───────────────┘
+    """
+    width = ridge_width(cross_section, width)
+    _check_hcf(length_m, block_size)
+    xs = get_cross_section(cross_section, width=width)
+    c = gf.Component()
+    h = block_size / 2
+    c.add_polygon([(0, -h), (block_size, -h), (block_size, h), (0, h)], layer=LAYER.FLOORPLAN)
+    c.add_label(f"HCF {length_m:g} m", position=(h, 0), layer=LAYER.LABEL)
+    c.add_port("o1", center=(0, 0), width=width, orientation=180, layer=xs.layer, port_type="optical")
+    c.add_port("o2", center=(block_size, 0), width=width, orientation=0, layer=xs.layer, port_type="optical")
+    c.info["length_m"] = length_m
+    c.info["delay_s"] = float(hcf_delay_s(length_m))
+    return c
+
+
+def hcf_delay_line_model(
+    wl=1.55,
+    length_m=1000.0,
+    block_size=100.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    loss_db_per_km=HCF_LOSS_DB_PER_KM,
+    coupling_loss_db=HCF_COUPLING_LOSS_DB,
+    phase_index=HCF_PHASE_INDEX,
+    group_index=HCF_GROUP_INDEX,
+    beta2_ps2_per_km=HCF_BETA2_PS2_PER_KM,
+    wl_ref_um=1.55,
+) -> sax.SDict:
+    """Fiber delay line: S21 = S12 = 10^(−loss_dB/20) exp(i φ(λ)), φ from ``hcf_phase_rad``.
+
+    Args:
+        wl: wavelength (µm).
+        length_m, block_size, width, cross_section: the cell's parameters (block and ports layout only).
+        loss_db_per_km: fiber attenuation (dB/km), flat over the band (< 0.2 dB/km over 66 THz).
+        coupling_loss_db: chip–fiber coupling loss at each end (dB).
+        phase_index, group_index: modal phase and group indices of the fiber.
+        beta2_ps2_per_km: group-velocity dispersion β2 (ps²/km).
+        wl_ref_um: expansion wavelength (µm).
+    """
+    width = ridge_width(cross_section, width)
+    _check_hcf(length_m, block_size)
+    check_range("loss_db_per_km", loss_db_per_km, 0.0, 1e3, unit="dB/km")
+    check_range("coupling_loss_db", coupling_loss_db, 0.0, 60.0, unit="dB")
+    check_range("phase_index", phase_index, 0.5, 2.0)
+    check_range("group_index", group_index, 0.5, 2.0)
+    check_range("wl_ref_um", wl_ref_um, 0.4, 5.0, unit="µm")
+    amp = 10.0 ** (-hcf_loss_db(length_m, loss_db_per_km, coupling_loss_db) / 20.0)
+    # reduce each term to one cycle before the exponential: sin/cos of 1e8-rad arguments
+    # lose digits and differ between XLA's fused and unfused kernels
+    ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)
+    phi = 2 * jnp.pi * (ref + _wrapped_cycles(first) + _wrapped_cycles(second))
+    return sax.reciprocal({("o1", "o2"): amp * jnp.exp(1j * phi)})
+
+
+DEVICES = {
+    "edge_coupler": Device(
+        "edge_coupler",
+        edge_coupler,
+        edge_coupler_model,
+        extremes=(
+            {"tip_width": RULES.min_ridge_width, "slab_tip_width": 2.25, "taper_length": 10.0},
+            {"tip_width": 1.0, "slab_tip_width": 12.0, "taper_length": 2000.0, "width": 3.0, "fiber_mfd_um": 10.4},
+        ),
+        grad_params=("tip_width", "slab_tip_width", "fiber_mfd_um"),
+        model_only=("wl", "fiber_mfd_um", "gap_index", "film_thickness", "etch_depth", "loss_db_per_cm"),
+    ),
+    "hcf_delay_line": Device(
+        "hcf_delay_line",
+        hcf_delay_line,
+        hcf_delay_line_model,
+        extremes=({"length_m": 1.0}, {"length_m": 1e5, "block_size": 10.0}),
+        grad_params=("loss_db_per_km", "coupling_loss_db"),
+        model_only=("wl", "loss_db_per_km", "coupling_loss_db", "phase_index", "group_index", "beta2_ps2_per_km",
+                    "wl_ref_um"),
+    ),
+}

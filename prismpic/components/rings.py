@@ -1,3 +1,707 @@
-"""(placeholder: device family not built yet)."""
+"""Microring resonators on X-cut TFLN: all-pass and add-drop rings; cells, models and specs.
 
-DEVICES: dict = {}
+Physics, all derived from the geometry (the one rule):
+
+- Bus–ring coupling: point coupler from coupled-mode theory. The local edge-to-edge gap
+  between the straight bus and the ring's outer edge (radius R_o = R + w/2) is
+  g(z) = gap + R_o − √(R_o² − z²); with C(g) = ``prismpic.pdk.coupling_per_um`` of two
+  parallel identical ridges, Φ = ∫ C(g(z)) dz, κ = sin Φ, t = cos Φ (lossless, unitary,
+  reciprocal; e.g. Bogaerts et al., Laser Photon. Rev. 6, 47 (2012), sec. 2). When C is
+  exponential, C0 e^{−γg}, Φ → C0 e^{−γ gap} √(2πR_o/γ). The phase mismatch between the
+  bent ring mode and the bus mode is neglected, as in that standard treatment.
+- Round trip: the ring direction φ (from crystal y) turns once; the TE index of X-cut LN
+  is n_eff(φ) = n_z cos²φ + n_y sin²φ (``waveguides.neff_along``), so
+  Φ_rt = (2π/λ) R ∫₀^{2π} n_eff dφ = (2π/λ)·2πR·(n_z + n_y)/2, because ∫₀^{2π} cos²φ dφ = π.
+  Likewise n_g = (n_g,z + n_g,y)/2, and each half of the ring (coupler to coupler) carries
+  exactly half the phase (n_eff has period π in φ).
+- Loss: ``loss_db_per_cm`` plus the bend radiation loss at R, and a coupler excess loss
+  ``coupler_loss_db`` per coupler pass (amplitude η = 10^(−dB/20) on t and κ).
+- Response: the add-drop / all-pass formulas of Bogaerts et al. (2012), eqs. (1)–(4),
+  written as S-parameters with the half-round-trip factor on the drop path (Yariv,
+  Electron. Lett. 36, 321 (2000)).
+- Pockels tuning (see ``electrode_inverse_gap``) and the thermo-optic shift
+  (``thermo_optic_dneff_dt``) change the angle-averaged n_eff of the round trip.
+
+Layout convention (as ``waveguides``): layout x = crystal y, layout +y = crystal +z, so the
+horizontal buses and the top and bottom of the ring guide TE light polarised along z.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gdsfactory as gf
+import jax.numpy as jnp
+import klayout.db as kdb
+import numpy as np
+import sax
+
+from prismpic.checks import check_choice, check_range, concrete
+from prismpic.components.registry import Device
+from prismpic.components.waveguides import straight
+from prismpic.pdk import dispersion, materials
+from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
+from prismpic.pdk.layers import LAYER
+from prismpic.pdk.pdk import ensure_active
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+
+# Default bus–ring gap: the lower end of the seed's 0.2–0.3 µm (S1-11). With equal gaps the
+# add-drop is then strongly over-coupled against the intrinsic loss (κ² ≫ 1 − a²): drop
+# loss and through extinction are near their critical-coupling optimum, and the loaded Q
+# is the closest the seed's range gets to its Q ≈ 10⁴ (see ``ring_specs``, ``critical_gap``).
+GAP = 0.2
+MAX_GAP = 2.0  # µm; beyond this the coupling of the 0.3 µm-slab ridge is negligible for any ring
+PLATE_CLEARANCE = 1.5  # µm, bus ridge edge to the tuning plate (rule: ≥ RULES.min_metal_to_ridge)
+TRACE_WIDTH = 10.0  # µm, electrode lead
+TRACE_LENGTH = 10.0  # µm
+ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
+ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
+ELECTRODE_WIDTH = 10.0  # µm, plate height
+_COUPLER_SPAN = 2.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail < 1e-3 of Φ)
+_ZN, _ZW = np.polynomial.legendre.leggauss(64)
+_EN, _EW = np.polynomial.legendre.leggauss(48)
+_SAG = 0.001  # µm, polygon sag of drawn circles
+
+
+def _db_to_amplitude(db):
+    return 10.0 ** (-db / 20.0)
+
+
+def _concrete_all(*xs) -> bool:
+    return all(concrete(x) is not None for x in xs)
+
+
+# ---------------------------------------------------------------------------- coupling
+def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                   etch_depth=ETCH_DEPTH):
+    """Coupling angle Φ = ∫ C(g(z)) dz (rad) of a straight bus to a ring; κ = sin Φ, t = cos Φ.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        gap: bus-to-ring edge gap at the closest point (µm).
+        radius: ring radius at the ridge centre (µm).
+        width: ridge width of bus and ring (µm).
+        film_thickness: LN film thickness (µm).
+        etch_depth: ridge etch depth (µm).
+    """
+    wl = jnp.asarray(wl, dtype=float)
+    r_out = radius + width / 2
+    z_max = jnp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
+    z = z_max * _ZN
+    g = gap + r_out - jnp.sqrt(r_out**2 - z**2)
+    c = dispersion.coupling_per_um(wl[..., None], g, width, film_thickness, etch_depth)
+    return jnp.sum(c * _ZW, axis=-1) * z_max
+
+
+# ---------------------------------------------------------------------------- index and loss
+def ring_neff(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged n_eff of the X-cut ring: (n_z + n_y)/2 at the bend radius."""
+    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z")
+    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    return 0.5 * (nz + ny)
+
+
+def ring_ng(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
+    gz = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "z")
+    gy = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    return 0.5 * (gz + gy)
+
+
+def round_trip_loss_db(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                       etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM):
+    """Propagation plus bend radiation loss (dB) of one round trip, couplers excluded."""
+    bend = dispersion.bend_loss_db_per_cm(wl, radius, width, film_thickness, etch_depth)
+    return (loss_db_per_cm + bend) * 2 * jnp.pi * radius * 1e-4
+
+
+def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                          etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged dn_eff/dT (1/K) of the ring.
+
+    First-order perturbation with the LN overlap Γ (``eo_overlap``, which is ∂n_eff/∂n_LN):
+    Δn_eff = Γ ⟨Δn_LN⟩ + (n_ox/n_eff)(1 − f_LN) Δn_ox, with ⟨Δn_LN⟩ the angle average
+    (dn_e/dT + dn_o/dT)/2 · ΔT (TE along z on half the turn), and the LN power fraction
+    f_LN ≈ Γ n_eff/n_e (weak-guidance form of Γ; Wooten et al., JSTQE 6, 69 (2000)). The
+    rest of the field is taken to be in SiO2. Thermal expansion of the ring is neglected.
+    """
+    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
+    n = ring_neff(wl, radius, width, film_thickness, etch_depth)
+    f_ln = jnp.clip(gamma * n / materials.n_ln_e(wl), 0.0, 1.0)
+    ln = gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)
+    ox = materials.n_sio2(wl) / n * (1.0 - f_ln) * materials.DN_SIO2_DT_PER_K
+    return ln + ox
+
+
+# ---------------------------------------------------------------------------- Pockels tuning
+def plate_offset(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None):
+    """Distance (µm) from the ring centre to the inner edge of each tuning plate.
+
+    The plates lie beyond the buses (PLATE_CLEARANCE from the bus ridge); both at the
+    larger of the two gaps, so that the layout is symmetric about the ring's horizontal axis.
+    """
+    gap_drop = gap if gap_drop is None else gap_drop
+    return radius + width / 2 + jnp.maximum(gap, gap_drop) + width + PLATE_CLEARANCE
+
+
+def electrode_inverse_gap(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                          electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE):
+    """1/g_eff (1/µm): the round-trip-averaged Pockels index change is ½ n_e³ r33 Γ V / g_eff.
+
+    Electrode layout (crossing-free, two terminals): a plate beyond each bus (e1 below the
+    through bus, e2 above the drop bus) and a floating metal disk inside the ring whose
+    edge lies ``electrode_gap`` from each plate at the couplers. By the up–down symmetry the
+    disk floats at V/2, so V = V(e2) − V(e1) drops as V/2 across each gap and the field
+    points along −z (layout −y) at both the top and the bottom of the ring: the two halves
+    tune the same way (a radial field from one inner electrode would cancel, since E_z
+    changes sign between them). Where the ring runs along crystal y (ψ = ±90°, position
+    angle from the x axis) its TE field is along z; its z-fraction is sin²ψ, so with the
+    r33 term only (Zhang et al., Optica 4, 1536 (2017); Wang et al., Nat. Commun. 9 (2018)
+    for X-cut ring tuning)
+
+        Δn_eff(ψ) = ½ n_e³ r33 Γ · (V/2)/d(ψ) · sin²ψ,   d(ψ) = y_p − √(r_i² − x²), x = R cos ψ,
+
+    a parallel-plate field over the local vertical distance d between the disk (radius r_i)
+    and the plate (at y_p); averaged over the turn, with the two plates covering the arcs
+    |ψ ∓ 90°| ≤ coverage·90°: 1/g_eff = (1/2π) ∫_top sin²ψ / d(ψ) dψ. Neglected: the r13
+    and r42 (shear) terms of the radial-polarised parts and fringing fields; the field also
+    crosses the buses (a phase on through and drop only).
+    """
+    y_p = plate_offset(radius, width, gap, gap_drop)
+    r_i = y_p - electrode_gap
+    half = electrode_coverage * jnp.pi / 2
+    psi = jnp.pi / 2 + half * _EN
+    u = r_i**2 - (radius * jnp.cos(psi)) ** 2
+    inside = u > 0
+    d = y_p - jnp.where(inside, jnp.sqrt(jnp.where(inside, u, 1.0)), 0.0)
+    return half * jnp.sum(_EW * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
+
+
+def pockels_dneff_dv(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                     electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                     film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ / g_eff (> 0: red shift)."""
+    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
+    r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
+    inv_g = electrode_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
+
+
+def ring_tuning_pm_per_v(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                         electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                         film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Resonance shift per volt (pm/V): Δλ/ΔV = λ (dn_eff/dV)/n_g."""
+    dn = pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
+                          etch_depth)
+    return wl * dn / ring_ng(wl, radius, width, film_thickness, etch_depth) * 1e6
+
+
+# ---------------------------------------------------------------------------- validation
+def _check_ring(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width):
+    check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
+    check_range("width", width, RULES.min_ridge_width, 5.0, unit="µm")
+    check_range("gap", gap, RULES.min_ridge_gap, MAX_GAP, unit="µm")
+    if gap_drop is not None:
+        check_range("gap_drop", gap_drop, RULES.min_ridge_gap, MAX_GAP, unit="µm")
+    check_range("electrode_coverage", electrode_coverage, 0.1, 1.0)
+    check_range("electrode_width", electrode_width, RULES.min_metal_width, 200.0, unit="µm")
+    if bus_length is not None and _concrete_all(radius, width):
+        check_range("bus_length", bus_length, 2 * (float(radius) + float(width)), 1e4, unit="µm")
+    gd = gap if gap_drop is None else gap_drop
+    if _concrete_all(radius, width, gap, gd):
+        r, w = float(radius), float(width)
+        y_p = r + w / 2 + max(float(gap), float(gd)) + w + PLATE_CLEARANCE  # plate_offset, in Python floats
+        lo = y_p - (r - w / 2 - RULES.min_metal_to_ridge)  # disk ≥ 1 µm from the ring
+        hi = y_p - RULES.min_metal_width / 2  # disk at least 2 µm across
+        check_range("electrode_gap", electrode_gap, lo, hi, unit="µm")
+
+
+def _check_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth):
+    check_film(film_thickness, etch_depth)
+    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    check_range("coupler_loss_db", coupler_loss_db, 0.0, 10.0, unit="dB")
+    v = RULES.max_electrode_voltage_v
+    check_range("voltage_v", voltage_v, -v, v, unit="V")
+    check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
+
+
+def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
+    """Bus length (µm) when ``bus_length`` is None: the ring's slab band plus a ridge width each side."""
+    return 2 * (radius + width + SLAB_MARGIN)
+
+
+# ---------------------------------------------------------------------------- round trip
+def ring_round_trip(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                    electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                    film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM,
+                    voltage_v=0.0, delta_t_k=0.0):
+    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring."""
+    wl = jnp.asarray(wl, dtype=float)
+    n = (ring_neff(wl, radius, width, film_thickness, etch_depth)
+         + voltage_v * pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
+                                        film_thickness, etch_depth)
+         + delta_t_k * thermo_optic_dneff_dt(wl, radius, width, film_thickness, etch_depth))
+    theta = 2 * jnp.pi / wl * 2 * jnp.pi * radius * n
+    a = _db_to_amplitude(round_trip_loss_db(wl, radius, width, film_thickness, etch_depth, loss_db_per_cm))
+    return a, theta
+
+
+def _bus(wl, length, width, film_thickness, etch_depth, loss_db_per_cm):
+    """Transmission of a straight bus along crystal y (the same as ``straight_model``)."""
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    return _db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+
+
+def add_drop_fields(t1, k1, t2, k2, a, theta):
+    """Through, drop, add→drop fields of an add-drop ring (buses excluded).
+
+    Couplers [[t, iκ], [iκ, t]] (t, κ may carry an excess-loss factor η, t² + κ² = η²);
+    a e^{iθ} the round trip. Bogaerts et al. (2012), eqs. (3)–(4):
+    through = (t1 − η1² t2 a e^{iθ})/D, drop = −κ1κ2 √a e^{iθ/2}/D, D = 1 − t1 t2 a e^{iθ}.
+    """
+    e = a * jnp.exp(1j * theta)
+    den = 1.0 - t1 * t2 * e
+    through = (t1 - (t1**2 + k1**2) * t2 * e) / den
+    drop = -k1 * k2 * jnp.sqrt(a) * jnp.exp(0.5j * theta) / den
+    add_drop = (t2 - (t2**2 + k2**2) * t1 * e) / den
+    return through, drop, add_drop
+
+
+# ---------------------------------------------------------------------------- cells
+def _circle_points(radius: float, n: int) -> list[tuple[float, float]]:
+    t = 2 * np.pi * np.arange(n) / n - np.pi / 2  # a vertex at −90° and (n % 4 == 0) at +90°
+    return list(zip(radius * np.cos(t), radius * np.sin(t), strict=True))
+
+
+def _n_vertices(radius: float) -> int:
+    n = math.ceil(2 * math.pi / (2 * math.sqrt(2 * _SAG / radius)))
+    return 4 * math.ceil(n / 4)
+
+
+@gf.cell
+def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Component:
+    """Closed ring ridge (LN_RIDGE) with its slab band (LN_SLAB), centred on the origin.
+
+    Args:
+        radius: ridge-centre radius (µm).
+        width: ridge width (µm).
+    """
+    ensure_active()
+    c = gf.Component()
+    for layer, half in ((LAYER.LN_RIDGE, width / 2), (LAYER.LN_SLAB, width / 2 + SLAB_MARGIN)):
+        r_out, r_in = radius + half, max(radius - half, 0.0)
+        poly = kdb.DPolygon([kdb.DPoint(x, y) for x, y in _circle_points(r_out, _n_vertices(r_out))])
+        if r_in > 0:
+            poly.insert_hole([kdb.DPoint(x, y) for x, y in _circle_points(r_in, _n_vertices(r_out))])
+        c.add_polygon(poly, layer=layer)
+    return c
+
+
+@gf.cell
+def floating_disk(radius: float = 10.0) -> gf.Component:
+    """Floating metal disk (ELECTRODE) centred on the origin.
+
+    Args:
+        radius: disk radius (µm).
+    """
+    ensure_active()
+    c = gf.Component()
+    c.add_polygon(_circle_points(radius, _n_vertices(radius)), layer=LAYER.ELECTRODE)
+    return c
+
+
+def _add_plate(c: gf.Component, y_edge: float, half_x: float, height: float, up: bool, port: str) -> None:
+    s = 1.0 if up else -1.0
+    y0, y1 = y_edge, y_edge + s * height
+    c.add_polygon([(-half_x, y0), (half_x, y0), (half_x, y1), (-half_x, y1)], layer=LAYER.ELECTRODE)
+    tw = min(TRACE_WIDTH, 0.002 * math.floor(half_x / 0.001))  # even number of 1 nm grid steps
+    y2 = y1 + s * TRACE_LENGTH
+    c.add_polygon([(-tw / 2, y1), (tw / 2, y1), (tw / 2, y2), (-tw / 2, y2)], layer=LAYER.ELECTRODE)
+    c.add_port(port, center=(0.0, y2), width=tw, orientation=90 if up else 270, layer=LAYER.ELECTRODE,
+               port_type="electrical")
+
+
+def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
+               drop: bool) -> gf.Component:
+    ensure_active()
+    c = gf.Component()
+    c.add_ref(ring_shape(radius=radius, width=width))
+    length = default_bus_length(radius, width) if bus_length is None else bus_length
+    bus = straight(length=length, width=width)
+    y_b = radius + gap + width  # bus centre line below the ring centre
+    through = c.add_ref(bus)
+    through.move((-length / 2, -y_b))
+    c.add_port("o1", port=through.ports["o1"])
+    c.add_port("o2", port=through.ports["o2"])
+    if drop:
+        gd = gap if gap_drop is None else gap_drop
+        top = c.add_ref(bus)
+        top.move((-length / 2, radius + gd + width))
+        c.add_port("o3", port=top.ports["o2"])
+        c.add_port("o4", port=top.ports["o1"])
+    y_p = float(plate_offset(radius, width, gap, gap_drop if drop else None))
+    c.add_ref(floating_disk(radius=y_p - electrode_gap))
+    half_x = radius * math.sin(electrode_coverage * math.pi / 2)
+    _add_plate(c, -y_p, half_x, electrode_width, up=False, port="e1")
+    _add_plate(c, y_p, half_x, electrode_width, up=True, port="e2")
+    c.info["bus_length"] = length
+    c.info["plate_offset"] = y_p
+    return c
+
+
+@gf.cell
+def ring_add_drop(
+    radius: float = RING_RADIUS,
+    gap: float = GAP,
+    gap_drop: float | None = None,
+    width: float = RIDGE_WIDTH,
+    bus_length: float | None = None,
+    electrode_gap: float = ELECTRODE_GAP,
+    electrode_coverage: float = ELECTRODE_COVERAGE,
+    electrode_width: float = ELECTRODE_WIDTH,
+) -> gf.Component:
+    """Add-drop microring with Pockels tuning plates and a floating inner disk.
+
+    Args:
+        radius: ring radius at the ridge centre (µm).
+        gap: through-bus-to-ring edge gap (µm).
+        gap_drop: drop-bus-to-ring edge gap (µm); None takes ``gap``.
+        width: ridge width of ring and buses (µm).
+        bus_length: length of each bus (µm); None takes 2(radius + width + slab margin).
+        electrode_gap: floating disk edge to each plate at the couplers (µm).
+        electrode_coverage: fraction of the circumference under the two plates, in [0.1, 1].
+        electrode_width: plate height (µm).
+
+    Ports o1 input, o2 through, o3 add, o4 drop; e1 lower plate, e2 upper plate (V = V(e2) − V(e1)).
+
+    .. code::
+
+                      e2
+            ┌─────────┴─────────┐  plate
+        o4 ══════════════════════ o3   drop bus
+                  ╭───────╮
+                 ╱  ┌───┐  ╲
+                │   │ ● │   │   ring around a floating disk
+                 ╲  └───┘  ╱
+                  ╰───────╯
+        o1 ══════════════════════ o2   through bus
+            └─────────┬─────────┘  plate
+                      e1
+    """
+    _check_ring(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    return _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
+                      drop=True)
+
+
+@gf.cell
+def ring_all_pass(
+    radius: float = RING_RADIUS,
+    gap: float = GAP,
+    width: float = RIDGE_WIDTH,
+    bus_length: float | None = None,
+    electrode_gap: float = ELECTRODE_GAP,
+    electrode_coverage: float = ELECTRODE_COVERAGE,
+    electrode_width: float = ELECTRODE_WIDTH,
+) -> gf.Component:
+    """All-pass microring with Pockels tuning plates (the upper plate mirrors the lower one).
+
+    Args:
+        radius: ring radius at the ridge centre (µm).
+        gap: bus-to-ring edge gap (µm).
+        width: ridge width of ring and bus (µm).
+        bus_length: bus length (µm); None takes 2(radius + width + slab margin).
+        electrode_gap: floating disk edge to each plate at ψ = ±90° (µm).
+        electrode_coverage: fraction of the circumference under the two plates, in [0.1, 1].
+        electrode_width: plate height (µm).
+
+    Ports o1 input, o2 through; e1 lower plate, e2 upper plate (V = V(e2) − V(e1)).
+
+    .. code::
+
+                      e2
+            ┌─────────┴─────────┐  plate
+                  ╭───────╮
+                 │  ( ● )  │      ring around a floating disk
+                  ╰───────╯
+        o1 ══════════════════════ o2
+            └─────────┬─────────┘  plate
+                      e1
+    """
+    _check_ring(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    return _ring_cell(radius, gap, None, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
+                      drop=False)
+
+
+# ---------------------------------------------------------------------------- models
+def _couplers(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db):
+    eta = _db_to_amplitude(coupler_loss_db)
+    p1 = coupling_angle(wl, gap, radius, width, film_thickness, etch_depth)
+    p2 = p1 if gap_drop is None else coupling_angle(wl, gap_drop, radius, width, film_thickness, etch_depth)
+    return eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)
+
+
+def ring_add_drop_model(
+    wl=1.55,
+    radius=RING_RADIUS,
+    gap=GAP,
+    gap_drop=None,
+    width=RIDGE_WIDTH,
+    bus_length=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    electrode_width=ELECTRODE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    coupler_loss_db=0.0,
+    voltage_v=0.0,
+    delta_t_k=0.0,
+) -> sax.SDict:
+    """Add-drop ring: S(o1→o2) through, S(o1→o4) drop, S(o3→o4) add→drop, S(o3→o2) add→through.
+
+    Args:
+        wl: wavelength (µm).
+        radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage,
+            electrode_width: geometry, as ``ring_add_drop``.
+        film_thickness: LN film thickness (µm).
+        etch_depth: ridge etch depth (µm).
+        loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend loss is added.
+        coupler_loss_db: excess loss per coupler pass (dB).
+        voltage_v: V(e2) − V(e1) (V).
+        delta_t_k: temperature change (K).
+    """
+    _check_ring(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    _check_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth)
+    wl = jnp.asarray(wl, dtype=float)
+    t1, k1, t2, k2 = _couplers(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db)
+    a, theta = ring_round_trip(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k)
+    through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
+    length = default_bus_length(radius, width) if bus_length is None else bus_length
+    b = _bus(wl, length, width, film_thickness, etch_depth, loss_db_per_cm)
+    return sax.reciprocal(
+        {("o1", "o2"): b * through, ("o1", "o4"): b * drop, ("o3", "o2"): b * drop, ("o3", "o4"): b * add_drop}
+    )
+
+
+def ring_all_pass_model(
+    wl=1.55,
+    radius=RING_RADIUS,
+    gap=GAP,
+    width=RIDGE_WIDTH,
+    bus_length=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    electrode_width=ELECTRODE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    coupler_loss_db=0.0,
+    voltage_v=0.0,
+    delta_t_k=0.0,
+) -> sax.SDict:
+    """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
+
+    Args: as ``ring_add_drop_model`` without ``gap_drop``.
+    """
+    _check_ring(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    _check_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth)
+    wl = jnp.asarray(wl, dtype=float)
+    t1, k1, _, _ = _couplers(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db)
+    a, theta = ring_round_trip(wl, radius, width, gap, None, electrode_gap, electrode_coverage,
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k)
+    e = a * jnp.exp(1j * theta)
+    through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
+    length = default_bus_length(radius, width) if bus_length is None else bus_length
+    b = _bus(wl, length, width, film_thickness, etch_depth, loss_db_per_cm)
+    return sax.reciprocal({("o1", "o2"): b * through})
+
+
+# ---------------------------------------------------------------------------- specs
+_GEOMETRY = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
+             "electrode_width")
+_PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k")
+
+
+def _params(kind: str, params: dict) -> dict:
+    check_choice("kind", kind, ("add_drop", "all_pass"))
+    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
+    full = sax.get_settings(model)
+    full.pop("wl", None)
+    unknown = sorted(set(params) - set(full))
+    if unknown:
+        raise ValueError(f"unknown ring parameter(s) {unknown}; valid: {sorted(full)}")
+    full.update(params)
+    if kind == "all_pass":
+        full["gap_drop"] = None
+    return full
+
+
+def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
+    """Resonance wavelength (µm) nearest ``wl0``: θ(λ) = 2πm solved by Newton's method.
+
+    The slope is dθ/dλ = −2πL n_g/λ² (n_g = n − λ dn/dλ), exact for the unperturbed ring;
+    with voltage or temperature the iteration still converges (linearly, rate ~ |Δn_g|/n_g).
+    """
+    p = _params(kind, params)
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+
+    def theta(wl):
+        return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
+                                     p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
+                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"])[1])
+
+    m = round(theta(wl0) / (2 * math.pi))
+    wl = float(wl0)
+    length = 2 * math.pi * p["radius"]
+    for _ in range(50):
+        slope = -2 * math.pi * length * float(ring_ng(wl, *geo)) / wl**2
+        step = (theta(wl) - 2 * math.pi * m) / slope
+        wl -= step
+        if abs(step) < 1e-14:
+            break
+    return wl
+
+
+def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
+    """Specs of a ring (outputs of its geometry and physics), at the resonance nearest ``wl0``.
+
+    Formulas (Bogaerts et al., Laser Photon. Rev. 6, 47 (2012), eqs. (5)–(9)), with t_i, κ_i
+    carrying the coupler excess loss and a the round-trip amplitude:
+    FSR = λ²/(n_g L); FWHM = (1 − t1t2a) λ²/(π n_g L √(t1t2a)) (t2 = 1 for all-pass);
+    loaded Q = λ/FWHM; intrinsic Q = 2π n_g/(λ α_i), with α_i the power loss per length of
+    ring and couplers (a_i² = e^{−α_i L}, a_i = a η1 η2); through extinction = T(anti-resonance)/T(resonance);
+    drop loss = −10 log10 |drop|² at resonance (buses included); tuning from
+    ``ring_tuning_pm_per_v``; V per linewidth = FWHM / tuning.
+
+    Args:
+        wl0: wavelength (µm) near which the resonance is taken.
+        kind: "add_drop" or "all_pass".
+        **params: model parameters (geometry and physics) of that ring.
+
+    Returns:
+        dict with resonance_um, fsr_nm, fwhm_nm, q_loaded, q_intrinsic, extinction_db,
+        drop_loss_db (NaN for all-pass), tuning_pm_per_v, v_per_linewidth, thermal_pm_per_k,
+        kappa2 (input coupler power coupling), kappa2_drop, round_trip_loss_db, ng.
+    """
+    p = _params(kind, params)
+    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
+    model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
+    lam = resonance_wavelength(wl0, kind, **params)
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    ng = float(ring_ng(lam, *geo))
+    length = 2 * math.pi * p["radius"]
+    t1, k1, t2, k2 = (float(x) for x in _couplers(lam, p["gap"], p["gap_drop"], p["radius"], p["width"],
+                                                  p["film_thickness"], p["etch_depth"], p["coupler_loss_db"]))
+    if kind == "all_pass":
+        t2, k2 = 1.0, 0.0
+    eta_rt = _db_to_amplitude(p["coupler_loss_db"]) ** (2 if kind == "add_drop" else 1)  # coupler passes per turn
+    loss_db = float(round_trip_loss_db(lam, *geo, p["loss_db_per_cm"]))
+    a = _db_to_amplitude(loss_db)
+    x = t1 * t2 * a
+    fsr = lam**2 / (ng * length)
+    fwhm = (1 - x) * lam**2 / (math.pi * ng * length * math.sqrt(x))
+    alpha_i = -2 * math.log(a * eta_rt) / length  # power loss per µm, ring + couplers
+    q_i = 2 * math.pi * ng / (lam * alpha_i) if alpha_i > 0 else math.inf
+    res = np.asarray(add_drop_fields(t1, k1, t2, k2, a, 0.0))
+    anti = np.asarray(add_drop_fields(t1, k1, t2, k2, a, math.pi))
+    bus = abs(complex(_bus(lam, default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None
+                           else p["bus_length"], p["width"], p["film_thickness"], p["etch_depth"],
+                           p["loss_db_per_cm"]))) ** 2
+    tune = float(ring_tuning_pm_per_v(lam, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
+                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"]))
+    thermal = float(lam * thermo_optic_dneff_dt(lam, *geo) / ng * 1e6)
+    with np.errstate(divide="ignore"):
+        ext = float(10 * np.log10(abs(anti[0]) ** 2) - 10 * np.log10(abs(res[0]) ** 2))
+    drop_loss = -10 * math.log10(abs(res[1]) ** 2 * bus) if kind == "add_drop" else math.nan
+    return {
+        "resonance_um": lam,
+        "fsr_nm": fsr * 1e3,
+        "fwhm_nm": fwhm * 1e3,
+        "q_loaded": lam / fwhm,
+        "q_intrinsic": q_i,
+        "extinction_db": ext,
+        "drop_loss_db": drop_loss,
+        "tuning_pm_per_v": tune,
+        "v_per_linewidth": fwhm * 1e6 / tune,
+        "thermal_pm_per_k": thermal,
+        "kappa2": k1**2,
+        "kappa2_drop": k2**2,
+        "round_trip_loss_db": loss_db,
+        "ng": ng,
+    }
+
+
+def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:
+    """Gap (µm) at which the through port is critically coupled (zero at resonance).
+
+    All-pass: t = η a (κ² = 1 − η²a², i.e. coupling equals round-trip loss). Add-drop: the
+    input gap at which t1 = η² a t2 for the given ``gap_drop`` (an add-drop with equal gaps
+    is never exactly critical unless lossless). Root of t(gap) − target by Brent's method
+    over [RULES.min_ridge_gap, MAX_GAP]; ValueError if there is none (under-coupled even
+    at the smallest gap, or over-coupled at MAX_GAP).
+
+    Args:
+        wl: wavelength (µm).
+        kind: "all_pass" or "add_drop".
+        **params: model parameters other than ``gap`` (``gap_drop`` for add-drop; default the default gap).
+    """
+    from scipy.optimize import brentq
+
+    if "gap" in params:
+        raise ValueError("critical_gap solves for gap; do not pass it")
+    p = _params(kind, params)
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    eta = _db_to_amplitude(p["coupler_loss_db"])
+    a = float(_db_to_amplitude(round_trip_loss_db(wl, *geo, p["loss_db_per_cm"])))
+    if kind == "all_pass":
+        target = eta * a
+    else:
+        gd = GAP if p["gap_drop"] is None else p["gap_drop"]
+        target = eta**2 * a * math.cos(float(coupling_angle(wl, gd, p["radius"], p["width"], p["film_thickness"],
+                                                            p["etch_depth"])))
+
+    def f(g):
+        return math.cos(float(coupling_angle(wl, g, p["radius"], p["width"], p["film_thickness"],
+                                             p["etch_depth"]))) - target
+
+    lo, hi = RULES.min_ridge_gap, MAX_GAP
+    if f(lo) * f(hi) > 0:
+        raise ValueError(
+            f"no critical gap in [{lo:g}, {hi:g}] µm for {kind} (t(gap) − target = {f(lo):.3g} .. {f(hi):.3g})"
+        )
+    return float(brentq(f, lo, hi, xtol=1e-9))
+
+
+DEVICES = {
+    "ring_add_drop": Device(
+        "ring_add_drop",
+        ring_add_drop,
+        ring_add_drop_model,
+        extremes=(
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5},
+            {"radius": 100.0, "gap": 1.0, "width": 2.0, "electrode_gap": 9.0, "electrode_coverage": 1.0},
+            {"width": 0.8, "bus_length": 200.0, "electrode_coverage": 0.1, "electrode_width": 2.0,
+             "loss_db_per_cm": 0.0, "coupler_loss_db": 0.5, "voltage_v": 100.0, "delta_t_k": 50.0},
+        ),
+        # radius moves the resonance by ~30 rad/µm of round-trip phase: the kit's finite-difference
+        # step (2e-4 µm) is too coarse near a Q ~ 1e4 line, so its gradient is tested in test_rings.
+        grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "delta_t_k": 5.0, "loss_db_per_cm": 0.5},
+        model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
+                    "delta_t_k"),
+    ),
+    "ring_all_pass": Device(
+        "ring_all_pass",
+        ring_all_pass,
+        ring_all_pass_model,
+        extremes=(
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5},
+            {"radius": 100.0, "gap": 1.5, "width": 2.0, "electrode_gap": 10.0, "electrode_coverage": 1.0,
+             "loss_db_per_cm": 0.0, "voltage_v": -200.0},
+        ),
+        grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "coupler_loss_db": 0.1},
+        model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
+                    "delta_t_k"),
+    ),
+}

@@ -14,10 +14,12 @@ from prismpic.pdk.stack import get_layer_stack
 @cache
 def _build() -> gf.Pdk:
     from prismpic.circuits.registry import circuits
+    from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
     from prismpic.components.registry import devices
 
     devs = devices()
     cells = {name: d.cell for name, d in devs.items() if d.cell is not None}
+    cells.update(ELECTRICAL_CELLS)
     models = {name: d.model for name, d in devs.items()}
     for name, circ in circuits().items():
         cells[name] = circ.cell

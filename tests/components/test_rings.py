@@ -1,0 +1,342 @@
+"""Microring models against the textbook ring formulas, evaluated independently here.
+
+Sources: Yariv, Electron. Lett. 36, 321 (2000) (add-drop fields); Bogaerts et al., Laser
+Photon. Rev. 6, 47 (2012) (FSR, FWHM, Q, critical coupling); Pockels Δn = −½ n_e³ r33 E.
+Every comparison uses the same compact dispersion model (``prismpic.pdk``) as input, so the
+tests stay true when its numbers change.
+"""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import klayout.db as kdb
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.optimize import brentq
+
+import prismpic  # noqa: F401  (float64)
+from prismpic.components import rings
+from prismpic.components.rings import (
+    critical_gap,
+    resonance_wavelength,
+    ring_add_drop,
+    ring_add_drop_model,
+    ring_all_pass,
+    ring_all_pass_model,
+    ring_specs,
+)
+from prismpic.pdk import dispersion, materials
+from prismpic.pdk.layers import LAYER
+from prismpic.pdk.stack import LOSS_DB_PER_CM
+from prismpic.testing import check_finite, check_passive, check_reciprocal
+
+R, W, GAP = 20.0, 1.4, rings.GAP
+FILM, ETCH = 0.6, 0.3
+INTERIM = (dispersion.__doc__ or "").lstrip().startswith("INTERIM")
+
+
+# ---------------------------------------------------------------------------- independent formulas
+def coupling_angle_quad(wl, gap, radius=R, width=W):
+    """Φ = ∫ C(g(z)) dz over the whole bus-facing half of the ring (adaptive quadrature)."""
+    ro = radius + width / 2
+
+    def c(z):
+        g = gap + ro - math.sqrt(ro**2 - z**2)
+        return float(dispersion.coupling_per_um(wl, g, width, FILM, ETCH))
+
+    return 2 * quad(c, 0.0, 0.999 * ro, limit=200, epsabs=1e-12)[0]
+
+
+def ring_loss_amplitude(wl, radius=R, width=W, loss=LOSS_DB_PER_CM):
+    db = (loss + float(dispersion.bend_loss_db_per_cm(wl, radius, width, FILM, ETCH))) * 2 * math.pi * radius * 1e-4
+    return 10 ** (-db / 20)
+
+
+def ring_index(wl, radius=R, width=W, group=False):
+    f = dispersion.ng if group else dispersion.neff
+    return 0.5 * float(f(wl, width, FILM, ETCH, radius, "te", "z") + f(wl, width, FILM, ETCH, radius, "te", "y"))
+
+
+def bus(wl, length, width=W, loss=LOSS_DB_PER_CM):
+    n = float(dispersion.neff(wl, width, FILM, ETCH, math.inf, "te", "z"))
+    return 10 ** (-loss * length * 1e-4 / 20) * np.exp(2j * np.pi * n * length / wl)
+
+
+def yariv_add_drop(wl, gap1, gap2, radius=R, width=W):
+    """Through and drop of Yariv (2000), eqs. (1)–(2), with t = cos Φ, κ = sin Φ, round trip a e^{iθ}."""
+    p1, p2 = coupling_angle_quad(wl, gap1, radius, width), coupling_angle_quad(wl, gap2, radius, width)
+    t1, k1, t2, k2 = math.cos(p1), math.sin(p1), math.cos(p2), math.sin(p2)
+    a = ring_loss_amplitude(wl, radius, width)
+    theta = 2 * math.pi / wl * 2 * math.pi * radius * ring_index(wl, radius, width)
+    e = a * np.exp(1j * theta)
+    den = 1 - t1 * t2 * e
+    b = bus(wl, ring_add_drop(radius=radius, gap=gap1, gap_drop=gap2, width=width).info["bus_length"])
+    return b * (t1 - t2 * e) / den, b * (-k1 * k2 * math.sqrt(a) * np.exp(0.5j * theta)) / den
+
+
+N_SWEEP = 4001  # one sweep length for every spectrum: the jitted model compiles once
+
+
+@jax.jit
+def _fields(wl, gap, gap_drop):
+    s = ring_add_drop_model(wl=wl, gap=gap, gap_drop=gap_drop)
+    return s[("o1", "o2")], s[("o1", "o4")]
+
+
+def sweep(center, half_span, gap=GAP, gap_drop=None):
+    """(wl, |through|², |drop|²) over center ± half_span with N_SWEEP points."""
+    wl = np.linspace(center - half_span, center + half_span, N_SWEEP)
+    t, d = _fields(jnp.asarray(wl), gap, gap if gap_drop is None else gap_drop)
+    return wl, np.abs(np.asarray(t)) ** 2, np.abs(np.asarray(d)) ** 2
+
+
+def peaks(wl, y):
+    """Sub-sample positions of local maxima of y (parabola through three samples)."""
+    i = np.where((y[1:-1] > y[:-2]) & (y[1:-1] >= y[2:]))[0] + 1
+    y0, y1, y2 = y[i - 1], y[i], y[i + 1]
+    return wl[i] + 0.5 * (y0 - y2) / (y0 - 2 * y1 + y2) * (wl[1] - wl[0])
+
+
+# ---------------------------------------------------------------------------- ports and geometry
+def test_port_order_and_circulation():
+    c = ring_add_drop()
+    p = {q.name: q for q in c.ports}
+    assert p["o1"].center[0] < 0 > p["o1"].center[1] and p["o1"].orientation == 180
+    assert p["o2"].center[0] > 0 > p["o2"].center[1] and p["o2"].orientation == 0
+    assert p["o3"].center[0] > 0 < p["o3"].center[1] and p["o3"].orientation == 0
+    assert p["o4"].center[0] < 0 < p["o4"].center[1] and p["o4"].orientation == 180
+    assert p["e1"].port_type == p["e2"].port_type == "electrical"
+    # light from o1 runs counter-clockwise in the ring and leaves the top bus going left: o4
+    lam = resonance_wavelength(1.55)
+    s = ring_add_drop_model(wl=lam)
+    assert abs(s[("o1", "o4")]) ** 2 > 0.5
+    assert ("o1", "o3") not in s and ("o1", "o1") not in s
+
+
+def test_drawn_gap_and_radius():
+    c = ring_add_drop(gap=0.25, gap_drop=0.3)
+    ly = c.kcl.layout
+    ridge = kdb.Region(c.kdb_cell.begin_shapes_rec(ly.find_layer(kdb.LayerInfo(*LAYER.LN_RIDGE)))).merged()
+    # the ring is the merged ridge shape with a hole; its outer edge is at R + w/2
+    ring = [poly for poly in ridge.each() if poly.holes() == 1]
+    assert len(ring) == 1
+    box = ring[0].bbox()
+    assert box.top * ly.dbu == pytest.approx(R + W / 2, abs=1e-3)
+    bus_pts = {(round(q.center[1], 3)) for q in c.ports}
+    assert -(R + W + 0.25) in bus_pts and (R + W + 0.3) in bus_pts
+
+
+# ---------------------------------------------------------------------------- coupling
+def test_coupling_angle_quadrature_and_closed_form(monkeypatch):
+    # an exponential C(g) = C0 e^{−γ g}: Φ → C0 e^{−γ gap} √(2π R_o/γ) for γ R_o ≫ 1
+    c0, gam = 0.5, 4.0
+    monkeypatch.setattr(dispersion, "coupling_per_um", lambda wl, g, *a: c0 * jnp.exp(-gam * g) + 0 * wl)
+    for radius, gap in ((20.0, 0.2), (60.0, 0.4), (10.0, 0.15)):
+        phi = float(rings.coupling_angle(1.55, gap, radius, W))
+        ro = radius + W / 2
+        exact = 2 * quad(lambda z: c0 * math.exp(-gam * (gap + ro - math.sqrt(ro**2 - z**2))), 0, ro)[0]
+        assert phi == pytest.approx(exact, rel=1e-4)
+        closed = c0 * math.exp(-gam * gap) * math.sqrt(2 * math.pi * ro / gam)
+        assert phi == pytest.approx(closed, rel=2.0 / (gam * ro))  # parabolic-gap approximation, O(1/γR)
+
+
+# ---------------------------------------------------------------------------- spectrum
+def test_fsr_from_spectrum_equals_lambda2_over_ng_l():
+    lam = resonance_wavelength(1.55)
+    fsr0 = ring_specs()["fsr_nm"] * 1e-3
+    wl, _, d = sweep(lam + 0.5 * fsr0, 0.6 * fsr0)  # two resonances, coarse
+    pk = peaks(wl, d)
+    pk = pk[np.interp(pk, wl, d) > 0.1 * d.max()]
+    assert len(pk) == 2, pk
+    fine = []
+    for p in pk:  # refine each on a 4001-point sweep over ±3 samples of the coarse one
+        wf, _, df = sweep(p, 3 * (wl[1] - wl[0]))
+        i = int(np.argmax(df))
+        assert 0 < i < N_SWEEP - 1
+        fine.append(float(peaks(wf[i - 1:i + 2], df[i - 1:i + 2])[0]))
+    fsr = fine[1] - fine[0]
+    ng = ring_index(math.sqrt(fine[0] * fine[1]), group=True)
+    assert fsr == pytest.approx(fine[0] * fine[1] / (ng * 2 * np.pi * R), rel=2e-4)
+
+
+@pytest.mark.parametrize("gap1, gap2", [(GAP, GAP), (0.25, 0.35)])
+def test_fields_near_resonance_match_yariv(gap1, gap2):
+    lam = resonance_wavelength(1.55, gap=gap1, gap_drop=gap2)
+    fwhm = ring_specs(1.55, gap=gap1, gap_drop=gap2)["fwhm_nm"] * 1e-3
+    for wl in lam + fwhm * np.array([-3.0, -0.5, 0.0, 0.3, 2.0]):
+        s = ring_add_drop_model(wl=wl, gap=gap1, gap_drop=gap2)
+        thr, drp = yariv_add_drop(wl, gap1, gap2)
+        np.testing.assert_allclose(complex(s[("o1", "o2")]), thr, atol=2e-4)
+        np.testing.assert_allclose(complex(s[("o1", "o4")]), drp, atol=2e-4)
+
+
+def test_loaded_q_and_extinction_follow_from_kappa_and_loss():
+    # Bogaerts (2012): Q_L = π n_g L √x / (λ (1 − x)), x = t1 t2 a; through min |t1 − t2 a|²/(1 − x)²
+    for gap in (0.2, 0.3):
+        lam = resonance_wavelength(1.55, gap=gap)
+        phi = coupling_angle_quad(lam, gap)
+        t, a = math.cos(phi), ring_loss_amplitude(lam)
+        x = t * t * a
+        ng, length = ring_index(lam, group=True), 2 * math.pi * R
+        q = math.pi * ng * length * math.sqrt(x) / (lam * (1 - x))
+        # FWHM measured on the drop spectrum
+        wl, _, d = sweep(lam, 1.5 * lam / q, gap=gap)
+        above = wl[d >= 0.5 * d.max()]
+        assert lam / (above[-1] - above[0]) == pytest.approx(q, rel=2e-3)
+        specs = ring_specs(1.55, gap=gap)
+        assert specs["q_loaded"] == pytest.approx(q, rel=1e-3)
+        t_min = (t - t * a) ** 2 / (1 - x) ** 2
+        t_max = (t + t * a) ** 2 / (1 + x) ** 2
+        assert specs["extinction_db"] == pytest.approx(10 * math.log10(t_max / t_min), abs=0.02)
+        assert specs["fsr_nm"] == pytest.approx(lam**2 / (ng * length) * 1e3, rel=1e-9)
+        alpha = -2 * math.log(a) / length
+        assert specs["q_intrinsic"] == pytest.approx(2 * math.pi * ng / (lam * alpha), rel=1e-9)
+
+
+def test_critical_coupling_all_pass_extinction_over_40_db():
+    g = critical_gap(1.55)
+    assert 0.15 <= g <= rings.MAX_GAP
+    lam = resonance_wavelength(1.55, "all_pass", gap=g)
+    s_res = abs(complex(ring_all_pass_model(wl=lam, gap=g)[("o1", "o2")])) ** 2
+    s_off = abs(complex(ring_all_pass_model(wl=lam + 0.5 * ring_specs(1.55, "all_pass", gap=g)["fsr_nm"] * 1e-3,
+                                            gap=g)[("o1", "o2")])) ** 2
+    assert 10 * math.log10(s_off / s_res) > 40
+    # critical means coupling = round-trip loss: κ² = 1 − a²
+    assert math.sin(coupling_angle_quad(1.55, g)) ** 2 == pytest.approx(1 - ring_loss_amplitude(1.55) ** 2, rel=2e-3)
+    # passive, reciprocal and finite at exact resonance and critical coupling
+    for m, kw in ((ring_all_pass_model, {"gap": g}), (ring_add_drop_model, {"gap": critical_gap(1.55, "add_drop"),
+                                                                            "gap_drop": GAP})):
+        wl = jnp.asarray(lam)
+        check_finite(m, wl=wl, **kw)
+        check_passive(m, wl=wl, **kw)
+        check_reciprocal(m, wl=wl, **kw)
+
+
+def test_add_drop_critical_gap_zeroes_the_through_port():
+    g = critical_gap(1.55, "add_drop", gap_drop=0.3)
+    lam = resonance_wavelength(1.55, gap=g, gap_drop=0.3)
+    thr = abs(complex(ring_add_drop_model(wl=lam, gap=g, gap_drop=0.3)[("o1", "o2")])) ** 2
+    assert thr < 1e-5
+    # t1 = a t2: the input coupler carries the drop coupling plus the round-trip loss
+    assert g < 0.3
+    t2 = math.cos(coupling_angle_quad(lam, 0.3))
+    assert math.cos(coupling_angle_quad(lam, g)) == pytest.approx(ring_loss_amplitude(lam) * t2, rel=1e-6)
+
+
+@pytest.mark.skipif(INTERIM, reason="the seed check needs the mode-solver dispersion fit, not the INTERIM stand-in")
+def test_seed_s1_10_q_1e4_and_15_db_near_the_seed_gaps():
+    # Seed S1-10/S1-11: Q ≈ 1e4 (12,500 measured), through extinction 15 dB, gaps 0.2–0.3 µm.
+    # Equal gaps, 1/Q_L = 1/Q_i + 2/Q_c: through at resonance = (Q_L/Q_i)², so ER ≥ 15 dB at
+    # Q_L = 12,500 needs Q_i ≥ 12,500·10^0.75 ≈ 7e4 (Bogaerts 2012, coupled-mode form). Q_i here
+    # is set by the propagation and bend loss of the dispersion model at R = 20 µm.
+    lam = resonance_wavelength(1.55)
+    alpha = -2 * math.log(ring_loss_amplitude(lam)) / (2 * math.pi * R)
+    q_i = 2 * math.pi * ring_index(lam, group=True) / (lam * alpha)
+    gaps = np.linspace(0.15, 0.3, 7)
+    specs = [ring_specs(1.55, gap=g) for g in gaps]
+    if q_i >= 12_500 * 10**0.75:
+        # finding: reachable; Q_L = 12,500 falls at a gap inside [0.15, 0.3] µm with ER ≥ 15 dB there
+        g = brentq(lambda g: ring_specs(1.55, gap=g)["q_loaded"] - 12_500, 0.15, 0.3, xtol=1e-4)
+        assert ring_specs(1.55, gap=g)["extinction_db"] >= 15.0
+    else:
+        # finding: bend/propagation loss caps the ring; no equal-gap design in 0.15–0.3 µm has both
+        assert all(s["q_loaded"] < 12_500 or s["extinction_db"] < 15.0 for s in specs)
+
+
+# ---------------------------------------------------------------------------- tuning
+def _plate_and_disk(c):
+    ly = c.kcl.layout
+    reg = kdb.Region(c.kdb_cell.begin_shapes_rec(ly.find_layer(kdb.LayerInfo(*LAYER.ELECTRODE)))).merged()
+    boxes = sorted((poly.bbox() for poly in reg.each()), key=lambda b: b.center().y)
+    disk, top = boxes[1], boxes[2]
+    return top.bottom * ly.dbu, disk.top * ly.dbu, top.width() * ly.dbu
+
+
+def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
+    c = ring_add_drop()
+    y_p, r_i, plate_w = _plate_and_disk(c)  # from the layout, not from the model
+    half = math.asin(plate_w / 2 / R)  # the plate spans x = R cos ψ over ψ = 90° ± half
+
+    def integrand(psi):
+        x = R * math.cos(psi)
+        d = y_p - math.sqrt(max(r_i**2 - x**2, 0.0))
+        return math.sin(psi) ** 2 / d
+
+    inv_g = quad(integrand, math.pi / 2 - half, math.pi / 2 + half)[0] / (2 * math.pi)
+    lam = resonance_wavelength(1.55)
+    gamma = float(dispersion.eo_overlap(lam, W, FILM, ETCH))
+    dn_dv = 0.5 * float(materials.n_ln_e(lam)) ** 3 * materials.R33_PM_PER_V * 1e-6 * gamma * inv_g
+    expect = lam * dn_dv / ring_index(lam, group=True) * 1e6  # pm/V
+    assert float(rings.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
+    # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
+    for v in (50.0, -50.0):
+        shift = (resonance_wavelength(1.55, voltage_v=v) - lam) * 1e6
+        assert shift == pytest.approx(expect * v, rel=2e-3)
+    assert ring_specs()["v_per_linewidth"] == pytest.approx(ring_specs()["fwhm_nm"] * 1e3 / expect, rel=2e-3)
+
+
+def test_thermo_optic_shift():
+    lam = resonance_wavelength(1.55)
+    dt = 10.0
+    gamma = float(dispersion.eo_overlap(lam, W, FILM, ETCH))
+    n = ring_index(lam)
+    f_ln = gamma * n / float(materials.n_ln_e(lam))
+    dn = dt * (gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)
+               + float(materials.n_sio2(lam)) / n * (1 - f_ln) * materials.DN_SIO2_DT_PER_K)
+    shift = resonance_wavelength(1.55, delta_t_k=dt) - lam
+    assert shift == pytest.approx(lam * dn / ring_index(lam, group=True), rel=2e-3)
+    assert shift > 0
+    assert ring_specs()["thermal_pm_per_k"] == pytest.approx(shift / dt * 1e6, rel=2e-3)
+
+
+# ---------------------------------------------------------------------------- gradients, validation
+def test_radius_gradient_against_fine_differences():
+    wl = jnp.linspace(1.549, 1.551, 5)
+
+    def f(r):
+        s = ring_add_drop_model(wl=wl, radius=r)
+        return jnp.sum(jnp.real(s[("o1", "o2")] * (1 + 2j)) + jnp.imag(s[("o1", "o4")]))
+
+    g = float(jax.jit(jax.grad(f))(R))
+    fj, h = jax.jit(f), 1e-6
+    assert g == pytest.approx(float((fj(R + h) - fj(R - h)) / (2 * h)), rel=1e-4)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"gap": 0.1}, "gap"),
+        ({"gap_drop": 2.5}, "gap_drop"),
+        ({"radius": 5.0}, "radius"),
+        ({"electrode_gap": 3.0}, "electrode_gap"),
+        ({"electrode_coverage": 1.5}, "electrode_coverage"),
+        ({"electrode_width": 1.0}, "electrode_width"),
+        ({"bus_length": 10.0}, "bus_length"),
+    ],
+)
+def test_bad_geometry_raises_in_cell_and_model(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        ring_add_drop_model(**kwargs)
+    with pytest.raises(ValueError, match=name):
+        ring_add_drop(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"voltage_v": 250.0}, "voltage_v"), ({"loss_db_per_cm": -1.0}, "loss_db_per_cm"),
+     ({"coupler_loss_db": -0.1}, "coupler_loss_db"), ({"delta_t_k": 500.0}, "delta_t_k")],
+)
+def test_bad_physics_raises(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        ring_all_pass_model(**kwargs)
+
+
+def test_all_pass_cell_is_drc_clean_and_symmetric():
+    from prismpic.pdk import drc
+
+    c = ring_all_pass()
+    assert drc(c) == []
+    y_p, r_i, _ = _plate_and_disk(c)
+    assert y_p == pytest.approx(float(rings.plate_offset(R, W, GAP)), abs=1e-3)
