@@ -50,3 +50,31 @@ def test_mode_prints_indices():
     assert res.exit_code == 0 and "n_g" in res.output
     res = runner.invoke(app, ["mode", "--wl", "2.5"])
     assert res.exit_code == 2
+
+
+def test_report_schema(tmp_path):
+    """report.json carries the documented sections and keys (README: report schema)."""
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["report", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "report.json").read_text())
+    for key in ("radius_um", "gap_um", "ng", "fsr_nm", "fwhm_nm", "q_loaded", "extinction_db", "tuning_pm_per_v"):
+        assert key in data["ring"]
+    for key in ("n_channels", "spacing_nm", "fsr_nm", "fwhm_nm", "worst_db", "worst_pair"):
+        assert key in data["crosstalk"]
+    lb = data["link_budget"]
+    assert {"stages", "received_dbm", "snr_db", "noise_terms_a2"} <= set(lb)
+    assert all({"name", "loss_db"} <= set(s) for s in lb["stages"])
+    ids = {c["id"] for c in data["claims"]}
+    assert len(ids) == 31
+    for c in data["claims"]:
+        assert {"id", "quantity", "claimed", "modeled", "unit", "verdict", "reason"} <= set(c)
+    for name in data["figures"]:
+        assert (out / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_claims_filter_and_unknown_id():
+    res = runner.invoke(app, ["claims", "S1-01"])
+    assert res.exit_code == 0 and "S1-01" in res.output and "consistent" in res.output
+    res = runner.invoke(app, ["claims", "S9-99"])
+    assert res.exit_code == 2 and "S9-99" in res.output

@@ -569,3 +569,18 @@ def _s2_06(ctx):
             f"n_g≈1 gives 3.34 µs/km, so 1 km holds {per_km / 1e3:.0f} kB; S1-01's 16 GiB needs {need:,.0f} km of fiber",
         ),
     ]
+
+
+def markdown_table(entries: list[Entry]) -> str:
+    """The ledger as a Markdown table (one row per entry), for the README."""
+
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "" if v is None else str(v)
+
+    rows = ["| id | quantity | claimed | modeled | unit | verdict | reason |", "|---|---|---|---|---|---|---|"]
+    for e in entries:
+        cells = [e.id, e.quantity, fmt(e.claimed), fmt(e.modeled), e.unit, f"**{e.verdict}**", e.reason]
+        rows.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    return "\n".join(rows)

@@ -174,7 +174,8 @@ def plot_waterfall(budget: LinkBudget, path, title: str = "PRISM link budget") -
     ax.bar(0, 0.6, bottom=levels[0] - 0.3, color="#2e86c1")
     ax.step(range(len(levels)), levels, where="mid", color="k", lw=0.8)
     ax.axhline(levels[-1], ls="--", color="gray", lw=0.8)
-    ax.text(len(levels) - 0.5, levels[-1] - 1.5, f"{levels[-1]:.1f} dBm, SNR {budget.snr_db:.1f} dB", ha="right")
+    ax.text(0.98, 0.95, f"received {levels[-1]:.1f} dBm\nSNR {budget.snr_db:.1f} dB at {budget.bandwidth_hz / 1e9:g} GHz",
+            transform=ax.transAxes, ha="right", va="top")
     ax.set_xticks(range(len(levels)), names, rotation=25, ha="right", fontsize=8)
     ax.set_ylabel("power (dBm)")
     ax.set_title(title)

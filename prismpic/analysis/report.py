@@ -118,6 +118,18 @@ def _critical_gap(ring: dict):
         return str(e)
 
 
+def _crosstalk(ctx: ReportContext) -> dict:
+    from prismpic.analysis.crosstalk import crosstalk_matrix, plot_crosstalk, seed_plan
+
+    ring = {k: v for k, v in ctx.params.get("ring", {}).items() if k != "radius"}
+    channels, radii = seed_plan(**ring)
+    result = crosstalk_matrix(channels, radii, **ring)
+    plot_crosstalk(result, ctx.figure_path("crosstalk.png", "Crosstalk of the seed's channel plan (32 × 1.6 nm, "
+                                           "R = 20 µm): what ring j drops at channel i, every resonance order"))
+    ctx.results["crosstalk"] = result
+    return result.to_dict()
+
+
 def _link_budget(ctx: ReportContext) -> dict:
     from prismpic.analysis.link_budget import modeled_link_budget, plot_waterfall, seed_link_budget
 
@@ -176,6 +188,7 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("platform", _platform),
     ("devices", _devices),
     ("ring", _ring),
+    ("crosstalk", _crosstalk),
     ("link_budget", _link_budget),
     ("noise", _noise),
     ("recall", _recall),

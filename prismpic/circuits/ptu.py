@@ -263,6 +263,19 @@ def ptu(
     return c
 
 
+def ptu_netlist(tile: gf.Component) -> dict:
+    """The tile's extracted netlist, ready for ``sax.circuit`` (build the tile with ``with_detectors=False``).
+
+    Instance ``info`` is dropped: SAX 0.18 merges it over ``settings``, and ``pcm_cell``'s
+    info["length"] (patch + margins) would replace the patch length. Set each cell's state
+    per instance at call time, e.g. ``circuit(wl=wl, pcm_r0_c1={"crystalline_fraction": 0.3},
+    amp_r0={"gain_db": 12.0})``.
+    """
+    net = tile.get_netlist(on_dangling_port="ignore")
+    net["instances"] = {k: {kk: vv for kk, vv in v.items() if kk != "info"} for k, v in net["instances"].items()}
+    return net
+
+
 def _cap(c: gf.Component, port, width: float, beyond: float = 3.0) -> None:
     """Slab around the open end of an unused coupler input: the ridge ends inside the slab (DRC enclosure)."""
     x, y = port.dcenter
@@ -412,8 +425,9 @@ def ptu_optical_powers(
         x_w: input power per row and wavelength (rows, λ), W, at the row inputs (before the SOA).
         crystalline_fraction: f_rc ∈ [0, 1] of each cell (rows, cols).
         wl: wavelengths (λ,), µm.
-        soa_gain_db: SOA operating peak gain, scalar or per row (rows,), dB (``row_soa_gain_db``
-            gives the saturated value); None: small-signal gain of ``soa_gain_length``.
+        soa_gain_db: SOA operating peak gain, scalar or per row (rows,), dB; None: each row's SOA
+            saturated by the row's total input power (``row_soa_gain_db``), which makes the
+            output nonlinear in ``x_w`` (give a gain for a linear crossbar).
         with_soa … cross_section: the cell's geometry (as ``ptu``).
         loss_db_per_cm: ridge propagation loss (dB/cm).
     """
@@ -422,6 +436,8 @@ def ptu_optical_powers(
     tap, east = tap_transmissions(wl, f.shape[1], through_fraction, col_pitch, gap, dy, bend_length, cross_section,
                                   loss_db_per_cm)
     t_pcm = pcm_power_transmission(wl, f, pcm_length, pcm_width, pcm_thickness, width, loss_db_per_cm=loss_db_per_cm)
+    if with_soa and soa_gain_db is None:
+        soa_gain_db = row_soa_gain_db(x, soa_gain_length)
     xg = x * soa_power_gain(wl, soa_gain_db, soa_gain_length, cross_section) if with_soa else x
     return jnp.einsum("rl,cl,rcl->rcl", xg, tap, t_pcm), xg * east[None, :]
 
@@ -586,9 +602,23 @@ def column_snr_db(
     row's gain is ``soa_gain_db`` or, when None, the saturated gain for the row's total
     input (``row_soa_gain_db``), and each SOA adds ASE n_sp·hν·(G − 1) per polarization over
     its gain bandwidth (broadband detectors see all of it) times the SOA-to-diode
-    transmission. Each row's diode contributes shot, dark and ASE-beat variances from
+    transmission; G, ν and that transmission are the row's input-power-weighted means over
+    the wavelengths. Each row's diode contributes shot, dark and ASE-beat variances from
     ``analysis.noise.noise_budget`` (one diode each, variances add); the column's TIA or
     load noise is counted once.
+
+    Args:
+        x_w, crystalline_fraction, wl: as ``ptu_optical_powers``.
+        column: the column read.
+        soa_gain_db: SOA peak gain (dB, scalar or (rows,)); None: saturated by each row's input.
+        nf_db: SOA noise figure (dB); None: ``gain.NOISE_FIGURE_DB``.
+        upstream_loss_db: loss of the inputs before this core (dB).
+        soa_bandwidth_nm: optical bandwidth of the ASE reaching a diode (nm); None: the SOA's
+            gain FWHM (broadband diodes have no filter).
+        photodiode: ``noise.Photodiode``; None: the Ge diode's responsivity (mean over ``wl``),
+            ``noise.Photodiode``'s dark current.
+        receiver: ``noise.Receiver`` of the column; None: 5 GHz, 50 Ω.
+        **geometry: as ``ptu_optical_powers`` (and ``ge_length``).
 
     Returns:
         dict with ``snr_without_db``, ``snr_with_db``, ``gain_db`` (rows,), and the column
@@ -599,13 +629,16 @@ def column_snr_db(
     from prismpic.analysis import noise
     from prismpic.components.gain import GAIN_FWHM_NM, NOISE_FIGURE_DB
 
-    photodiode = noise.Photodiode() if photodiode is None else photodiode
-    receiver = noise.Receiver(bandwidth_hz=5e9) if receiver is None else receiver
     nf_db = NOISE_FIGURE_DB if nf_db is None else nf_db
     bw_nm = GAIN_FWHM_NM if soa_bandwidth_nm is None else soa_bandwidth_nm
     check_range("upstream_loss_db", upstream_loss_db, 0.0, 100.0, unit="dB")
     x = jnp.asarray(x_w, dtype=float) * 10.0 ** (-upstream_loss_db / 10.0)
     _, f, wl = _check_arrays(x, crystalline_fraction, wl)
+    if photodiode is None:
+        r = float(jnp.mean(photodiode_responsivity(wl, geometry.pop("ge_length", 12.0))))
+        photodiode = noise.Photodiode(responsivity_a_per_w=r)
+    geometry.pop("ge_length", None)
+    receiver = noise.Receiver(bandwidth_hz=5e9) if receiver is None else receiver
     check_range("column", column, 0, f.shape[1] - 1)
     sl = geometry.get("soa_gain_length", 1000.0)
     gain = row_soa_gain_db(x, sl) if soa_gain_db is None else jnp.broadcast_to(jnp.asarray(soa_gain_db, float),
@@ -613,23 +646,25 @@ def column_snr_db(
     geo = dict(geometry, with_soa=True)
     p_off = np.asarray(ptu_optical_powers(x, f, wl, soa_gain_db=0.0, **geo)[0])[:, column, :]
     p_on = np.asarray(ptu_optical_powers(x, f, wl, soa_gain_db=gain, **geo)[0])[:, column, :]
-    wl_c = float(np.mean(np.asarray(wl)))
-    b_o = noise.C_LIGHT * bw_nm * 1e-9 / (wl_c * 1e-6) ** 2
+    xn = np.asarray(x)
     quiet = dataclasses.replace(receiver, load_resistance_ohm=None, input_noise_a_per_rthz=None, adc_bits=None)
     thermal = noise.noise_budget(0.0, photodiode=dataclasses.replace(photodiode, dark_current_a=0.0),
                                  receiver=receiver, balanced=False).terms.get("thermal", 0.0)
-    # SOA-to-diode power transmission of each row at the band centre: P_on / (x G) per row
-    xg_on = np.asarray(x) * np.asarray(soa_power_gain(wl, gain, sl, geometry.get("cross_section", "xs_ridge")))
+    xg_on = xn * np.asarray(soa_power_gain(wl, gain, sl, geometry.get("cross_section", "xs_ridge")))
     out = {"gain_db": np.asarray(gain)}
     for key, p, amp in (("without", p_off, False), ("with", p_on, True)):
         var, sig = thermal, 0.0
         for r in range(f.shape[0]):
             pr = float(p[r].sum())
             a = None
-            if amp:
-                after = float(p[r].sum() / max(xg_on[r].sum(), 1e-300))
-                a = noise.Amplifier(gain_db=float(gain[r]), nf_db=nf_db, optical_bandwidth_hz=b_o,
-                                    loss_after_db=-10 * math.log10(max(after, 1e-300)), wavelength_um=wl_c)
+            if amp and xn[r].sum() > 0:
+                # the row's input-power-weighted gain, wavelength and SOA-to-diode transmission
+                wl_r = float(np.sum(xn[r] * np.asarray(wl)) / xn[r].sum())
+                g_r = float(xg_on[r].sum() / xn[r].sum())
+                after = float(p[r].sum() / xg_on[r].sum())
+                b_o = noise.C_LIGHT * bw_nm * 1e-9 / (wl_r * 1e-6) ** 2
+                a = noise.Amplifier(gain_db=10 * math.log10(g_r), nf_db=nf_db, optical_bandwidth_hz=b_o,
+                                    loss_after_db=-10 * math.log10(max(after, 1e-300)), wavelength_um=wl_r)
             nb = noise.noise_budget(pr, photodiode=photodiode, receiver=quiet, amplifier=a, balanced=False)
             var += nb.total_variance_a2
             sig += nb.signal_current_a

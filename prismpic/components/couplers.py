@@ -76,10 +76,16 @@ def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_d
 
 
 def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm):
-    """Linear taper along crystal y: phase ∫ k0 n_eff(w(s)) ds, propagation loss."""
+    """Linear taper along crystal y: phase ∫ k0 n_eff(w(s)) ds, propagation loss.
+
+    Widths beyond the dispersion tables' maximum (the Y-branch's 2w + tip_gap ≈ 3 µm
+    junction) take the index at that maximum: the fundamental mode's n_eff changes by
+    < 1e-2 there, a phase common to both branches that does not affect the split.
+    """
     u = 0.5 * (_NODES + 1.0)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z")
+    w = jnp.minimum(width1 + (width2 - width1) * u, dispersion.domain()["te"]["width"][1])
+    n = dispersion.neff(wl[..., None], w, film_thickness, etch_depth, jnp.inf, "te", "z")
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
     return 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
 
@@ -391,3 +397,87 @@ DEVICES = {
         grad_params=("gap", "length", "bend_length"),
     ),
 }
+
+
+# ---------------------------------------------------------------------------- S-bend
+def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+                        loss_db_per_cm=LOSS_DB_PER_CM):
+    check_positive("length", length, unit="µm")
+    check_range("offset", offset, -1e4, 1e4, unit="µm")
+    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    _check_sbend("length", length, offset)
+
+
+@gf.cell
+def sbend(
+    length: float = 20.0,
+    offset: float = 2.0,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Raised-cosine S-bend y(x) = (offset/2)(1 − cos πx/length): a lateral jog between parallel guides.
+
+    Args:
+        length: length along x (µm); the minimum radius 2·length²/(π²|offset|) must be ≥ 10 µm.
+        offset: lateral displacement of o2 from o1 (µm), either sign; 0 draws a straight.
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+
+    .. code::
+
+                          _____ o2
+                    _.-'''      ⎫ offset
+        o1 _____.-''            ⎭
+             length
+    """
+    width = ridge_width(cross_section, width)
+    _check_sbend_device(length, offset, width)
+    xs = get_cross_section(cross_section, width=width)
+    pts = _sbend_points(length, offset) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
+    c = gf.Path(pts, start_angle=0, end_angle=0).extrude(xs)
+    c.info["length"] = float(length)
+    c.info["min_bend_radius"] = sbend_min_radius(length, offset) if offset != 0 else math.inf
+    return c
+
+
+def sbend_model(
+    wl=1.55,
+    length=20.0,
+    offset=2.0,
+    width=None,
+    cross_section: str = "xs_ridge",
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+) -> sax.SDict:
+    """S-bend: t = exp(i k0 ∫ n_eff(R(s), φ(s)) ds) · 10^(−∫(α + α_bend(R(s))) ds / 20) (``sbend_response``).
+
+    The integral runs along the drawn raised cosine (arc length, local radius and direction
+    φ from crystal y, so the X-cut index n_z cos²φ + n_y sin²φ); reciprocal and, by the
+    curve's point symmetry, the same both ways.
+
+    Args:
+        wl: wavelength (µm).
+        length, offset, width, cross_section: as the cell.
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+    """
+    width = ridge_width(cross_section, width)
+    _check_sbend_device(length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    return sax.reciprocal({("o1", "o2"): t})
+
+
+DEVICES["sbend"] = Device(
+    "sbend",
+    sbend,
+    sbend_model,
+    extremes=(
+        {"length": 5.0, "offset": 0.5},
+        {"length": 500.0, "offset": -100.0, "width": 0.8},
+        {"length": 3.0, "offset": 0.0},
+        {"length": 10.0, "offset": 0.052, "loss_db_per_cm": 0.0},
+    ),
+    grad_params=("length", "offset"),
+    model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm"),
+)

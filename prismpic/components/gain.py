@@ -256,7 +256,7 @@ DEVICES = {
         reciprocal=True,
         extremes=(
             {"gain_length": 100.0, "taper_length": 10.0, "soa_width": 7.4, "contact_width": 2.0, "contact_gap": 1.0},
-            {"gain_length": 2000.0, "taper_length": 300.0, "width": 3.0},
+            {"gain_length": 2000.0, "taper_length": 300.0, "width": 2.2},
         ),
         grad_params=("gain_fwhm_nm", "gain_peak_um"),
         model_only=("wl", "gain_db", "gain_peak_um", "gain_fwhm_nm", "film_thickness", "etch_depth"),

@@ -134,7 +134,7 @@ def _te_characteristic(neff, k0, n_film, film_thickness, n_layer, layer_thicknes
 
 
 def film_neff_with_layer(wl, n_layer, layer_thickness, film_thickness=FILM_THICKNESS, n_film=None, n_clad=None,
-                         n_steps: int = 10, n_newton: int = 3, n_final: int = 6):
+                         n_steps: int = 40, n_newton: int = 3, n_final: int = 6):
     """Complex n_eff of the TE0 mode of the SiO2/LN/layer/SiO2 slab (exact, no perturbation).
 
     Newton's method on the transfer-matrix dispersion function, followed from the bare film
@@ -152,14 +152,15 @@ def film_neff_with_layer(wl, n_layer, layer_thickness, film_thickness=FILM_THICK
     wl = jnp.asarray(wl, dtype=float)
     n_film = materials.n_ln_e(wl) if n_film is None else n_film
     n_clad = materials.n_sio2(wl) if n_clad is None else n_clad
-    return _film_neff_with_layer(wl, n_layer, layer_thickness, film_thickness, n_film, n_clad, n_steps, n_newton, n_final)
+    n0 = slab_te0(wl, n_film, n_clad, film_thickness)[0]
+    return _film_neff_with_layer(wl, n0, n_layer, layer_thickness, film_thickness, n_film, n_clad, n_steps, n_newton,
+                                 n_final)
 
 
 @functools.partial(jax.jit, static_argnames=("n_steps", "n_newton", "n_final"))
-def _film_neff_with_layer(wl, n_layer, layer_thickness, film_thickness, n_film, n_clad, n_steps, n_newton, n_final):
+def _film_neff_with_layer(wl, n0, n_layer, layer_thickness, film_thickness, n_film, n_clad, n_steps, n_newton, n_final):
     k0 = 2 * jnp.pi / wl
     n_layer = jnp.asarray(n_layer, dtype=complex)
-    n0 = slab_te0(wl, n_film, n_clad, film_thickness)[0]
     n0, n_layer = jnp.broadcast_arrays(n0 + 0j, n_layer)
 
     def newton(n, t, args):
@@ -306,7 +307,17 @@ def pcm_transmission(
     t = 10^(−α(L + 2m)/20) exp(i k0 [n_eff (L + 2m) + Δn_eff L]), Δn_eff from ``pcm_delta_neff``.
     Reflections and scattering at the patch ends are neglected.
     """
-    wl = jnp.asarray(wl, dtype=float)
+    check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
+    materials.n_gsst(wl, crystalline_fraction)  # validate wl for the GSST data (concrete values)
+    dispersion.neff(wl, width, film_thickness, etch_depth)  # validate the ridge geometry for the dispersion model
+    return _pcm_transmission(jnp.asarray(wl, dtype=float), crystalline_fraction, length, pcm_width, pcm_thickness, width,
+                             margin, film_thickness, etch_depth, loss_db_per_cm)
+
+
+@jax.jit
+def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
+                      etch_depth, loss_db_per_cm):
+    """Jitted core of ``pcm_transmission``: one compilation for the slab solves and the dispersion model."""
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
     dn = pcm_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, width, film_thickness, etch_depth)
     total = length + 2 * margin
@@ -411,7 +422,7 @@ DEVICES = {
         reciprocal=True,
         extremes=(
             {"length": 0.5, "pcm_width": RULES.min_pcm_width, "margin": 2.0, "heater_overlap": 2.0, "heater_width": 2.0},
-            {"length": 200.0, "pcm_width": 3.0, "width": 3.0, "pcm_thickness": 0.05, "crystalline_fraction": 1.0},
+            {"length": 200.0, "pcm_width": 2.2, "width": 2.2, "pcm_thickness": 0.05, "crystalline_fraction": 1.0},
             {"crystalline_fraction": 0.5, "width": 0.8, "pcm_width": 0.8},
         ),
         grad_params=("pcm_thickness", "pcm_width", "length"),

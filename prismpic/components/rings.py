@@ -58,7 +58,7 @@ TRACE_LENGTH = 10.0  # µm
 ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
 ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
 ELECTRODE_WIDTH = 10.0  # µm, plate height
-_COUPLER_SPAN = 2.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail < 1e-3 of Φ)
+_COUPLER_SPAN = 3.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail erfc(√(3γ)) < 1e-5 of Φ for γ ≥ 3/µm)
 _ZN, _ZW = np.polynomial.legendre.leggauss(64)
 _EN, _EW = np.polynomial.legendre.leggauss(48)
 _SAG = 0.001  # µm, polygon sag of drawn circles
@@ -90,8 +90,32 @@ def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film
     z_max = jnp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
     z = z_max * _ZN
     g = gap + r_out - jnp.sqrt(r_out**2 - z**2)
-    c = dispersion.coupling_per_um(wl[..., None], g, width, film_thickness, etch_depth)
+    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
     return jnp.sum(c * _ZW, axis=-1) * z_max
+
+
+def _fit_max_gap() -> float:
+    """Largest gap (µm) the dispersion model's coupling fit covers (its ``domain()``), else no limit."""
+    try:
+        return float(dispersion.domain()["coupler"]["gap"][1])
+    except (AttributeError, KeyError, TypeError):
+        return math.inf
+
+
+def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """``prismpic.pdk.coupling_per_um`` (1/µm), continued beyond the fit's largest gap g_m as an exponential.
+
+    Evanescent coupling decays as e^{−γ g} at large gaps (coupled-mode theory); γ is the fit's
+    log-slope over [g_m − 0.1, g_m]. Only the coupler integral's tail (and rings with gaps
+    beyond g_m) use the continuation.
+    """
+    g_m = _fit_max_gap()
+    if math.isinf(g_m):
+        return dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth)
+    c = dispersion.coupling_per_um(wl, jnp.minimum(gap, g_m), width, film_thickness, etch_depth)
+    c_m = dispersion.coupling_per_um(wl, g_m, width, film_thickness, etch_depth)
+    gamma = jnp.log(dispersion.coupling_per_um(wl, g_m - 0.1, width, film_thickness, etch_depth) / c_m) / 0.1
+    return jnp.where(gap > g_m, c_m * jnp.exp(-gamma * (gap - g_m)), c)
 
 
 # ---------------------------------------------------------------------------- index and loss
@@ -569,7 +593,8 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
 
     Formulas (Bogaerts et al., Laser Photon. Rev. 6, 47 (2012), eqs. (5)–(9)), with t_i, κ_i
     carrying the coupler excess loss and a the round-trip amplitude:
-    FSR = λ²/(n_g L); FWHM = (1 − t1t2a) λ²/(π n_g L √(t1t2a)) (t2 = 1 for all-pass);
+    FSR = λ²/(n_g L); FWHM = 2 asin((1 − x)/(2√x)) λ²/(π n_g L), x = t1t2a (t2 = 1 for all-pass),
+    which is Bogaerts' (1 − x) λ²/(π n_g L √x) at high finesse;
     loaded Q = λ/FWHM; intrinsic Q = 2π n_g/(λ α_i), with α_i the power loss per length of
     ring and couplers (a_i² = e^{−α_i L}, a_i = a η1 η2); through extinction = T(anti-resonance)/T(resonance);
     drop loss = −10 log10 |drop|² at resonance (buses included); tuning from
@@ -601,7 +626,10 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     a = _db_to_amplitude(loss_db)
     x = t1 * t2 * a
     fsr = lam**2 / (ng * length)
-    fwhm = (1 - x) * lam**2 / (math.pi * ng * length * math.sqrt(x))
+    # half maximum of the Airy line 1/(1 + 4x sin²(θ/2)/(1 − x)²): θ_½ = 2 asin((1 − x)/(2√x));
+    # → (1 − x)/√x (Bogaerts' form) for high finesse
+    u = (1 - x) / (2 * math.sqrt(x))
+    fwhm = 2 * math.asin(u) * lam**2 / (math.pi * ng * length) if u <= 1 else math.nan
     alpha_i = -2 * math.log(a * eta_rt) / length  # power loss per µm, ring + couplers
     q_i = 2 * math.pi * ng / (lam * alpha_i) if alpha_i > 0 else math.inf
     res = np.asarray(add_drop_fields(t1, k1, t2, k2, a, 0.0))

@@ -283,7 +283,7 @@ DEVICES = {
         "straight",
         straight,
         straight_model,
-        extremes=({"length": 1.0}, {"length": 1e5, "width": 3.0}, {"width": 0.8}),
+        extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8}),
         grad_params={"length": 10.0, "width": 1.4, "film_thickness": 0.6},
     ),
     "bend_circular": Device(
@@ -304,7 +304,7 @@ DEVICES = {
         "taper",
         taper,
         taper_model,
-        extremes=({"length": 20.0, "width1": 0.8, "width2": 3.0}, {"length": 500.0, "width1": 3.0, "width2": 1.0}),
+        extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2}, {"length": 500.0, "width1": 2.2, "width2": 1.0}),
         grad_params={"length": 10.0, "width1": 1.4, "width2": 2.0},
     ),
 }

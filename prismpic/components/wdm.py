@@ -83,7 +83,8 @@ def channel_radii(channels_um=CHANNELS_UM, radius=RING_RADIUS, width=RIDGE_WIDTH
     """Ring radii (µm, on the 1 nm grid) whose resonances sit on the channels.
 
     Newton's method on θ(λ_k, R) − 2π m_k in R (6 steps; θ is nearly linear in R), m_k the
-    order nearest the nominal ``radius``. Jittable; the snap passes gradients to ``radius``.
+    order nearest the nominal ``radius``. Jittable. The grid snap passes the gradient to
+    ``radius`` only (dR_k/d radius = 1): the drawn radii are held under other parameters.
     """
     return tuple(_solve_radius(float(wl), radius, width, film_thickness, etch_depth) for wl in channels_um)
 
@@ -300,7 +301,7 @@ DEVICES = {
         wdm_demux,
         wdm_demux_model,
         extremes=_EXTREMES,
-        grad_params={"gap": rings.GAP, "width": RIDGE_WIDTH, "delta_t_k": 2.0},
+        grad_params={"gap": rings.GAP, "delta_t_k": 2.0},  # width moves every line: FD too coarse (as ring radius)
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltages_v",
                     "delta_t_k"),
     ),

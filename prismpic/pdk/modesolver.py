@@ -26,11 +26,15 @@ magnetic wall (PMC: Ey even, TM0 class) at x = 0. This halves the problem, separ
 TE0 and TM0 families exactly (no spurious hybridisation where they cross) and gives the
 even (PEC) and odd (PMC) TE supermodes of a coupler directly.
 
-Why hand-written: femwell (scikit-fem FEM) could do this, but needs gmsh and its meshing
-stack (not installed here) and its ridge meshes would need care to converge to 1e-3 in
-n_eff; EMpy and modesolverpy implement the Fallahkhair (2008) FD scheme but are not
-maintained for NumPy 2 and lack PML for bends. The Yee FD scheme is ~200 lines on
-scipy.sparse and converges as O(h²) with sub-pixel averaging.
+Why hand-written: femwell (scikit-fem FEM; it has a diagonal-anisotropy example) would
+fit, but needs gmsh through its meshing stack, a heavy new dependency not installed here;
+T. E. Murphy's ``modesolver`` (the reference code of Fallahkhair, Li & Murphy, JLT 26,
+1423 (2008)) is not on PyPI and has no PML for bend radiation. The Yee scheme here is a
+few hundred lines on scipy.sparse, converges as O(h²) with sub-pixel averaging and gives
+dn_eff/dλ from one solve.
+
+Performance note: sparse LU calls BLAS; on shared cores OpenBLAS threads spin and can
+slow a solve tenfold. Set OPENBLAS_NUM_THREADS=1 for batch runs (``tables`` does).
 
 Lengths in µm, wavelengths in µm.
 """
@@ -38,7 +42,7 @@ Lengths in µm, wavelengths in µm.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,7 +72,7 @@ class Ridge:
 
     width: float = 1.4
     film_thickness: float = 0.6
-    etch_depth: float = 0.3
+    etch_depth: float = 0.35
     sidewall_angle_deg: float = 90.0
     cladding: str = "sio2"
     crystal_axis: str = "z"
@@ -169,18 +173,10 @@ class Mesh:
     pml: float = 0.8
     pml_sigma: float = 3.0
     subpixel: int = 6
-    fixed: tuple[tuple[str, float], ...] = ()
 
-    def cells(self, length: float, kind: str = "") -> int:
-        """Cells in a core segment: ⌈length/step⌉, or ⌈L/step⌉ for a reference length L.
-
-        ``fixed`` = (("ridge", L), ...) gives every segment of that kind ⌈L/step⌉ cells
-        whatever its length, so the nodes move continuously with the geometry and the
-        discretisation error is a smooth function of it, which a table fit needs. Kinds:
-        "ridge" (half ridge width), "gap" (half gap), "slab", "etch" (etched layer), "foot".
-        """
-        ref = dict(self.fixed).get(kind, length)
-        return max(1, math.ceil(ref / self.step - 1e-9))
+    def cells(self, length: float) -> int:
+        """Cells in a core segment of ``length`` (µm): ⌈length/step⌉."""
+        return max(1, math.ceil(length / self.step - 1e-9))
 
 
 def _graded(start: float, stop: float, h0: float, hmax: float, growth: float) -> np.ndarray:
@@ -317,7 +313,7 @@ def _nd_order(nx: int, ny: int, reach: int = 2, leaf: int = 48) -> np.ndarray:
 
     Separators are ``reach`` lines thick (the stencil reach of P·Q), so eliminating the
     two halves first confines fill-in to the separators (George, SIAM J. Numer. Anal. 10,
-    345 (1973)). SuperLU's COLAMD gives ~3× more fill on this operator.
+    345 (1973)); a little less fill than SuperLU's COLAMD on this operator.
     """
     out = []
 
@@ -378,7 +374,12 @@ def _grid(ridge: Ridge, mesh: Mesh, bend: bool, symmetry: str | None):
         half = [(0.0, hw, "ridge"), (hw, foot, "foot")]
     else:
         c = ridge.centers[1]
-        half = [(0.0, c - foot, "gap"), (c - foot, c - hw, "foot"), (c - hw, c + hw, "ridge2"), (c + hw, c + foot, "foot")]
+        half = [
+            (0.0, c - foot, "gap"),
+            (c - foot, c - hw, "foot"),
+            (c - hw, c + hw, "ridge2"),
+            (c + hw, c + foot, "foot"),
+        ]
     x_out = half[-1][1]
     half.append((x_out, x_out + m, "margin"))
     half = [seg for seg in half if seg[1] > seg[0] + 1e-12]
@@ -386,15 +387,12 @@ def _grid(ridge: Ridge, mesh: Mesh, bend: bool, symmetry: str | None):
         if ridge.gap is not None:
             raise ValueError("a ridge pair is solved with symmetry 'pec' or 'pmc'")
         half = [(-b, -a, k) for a, b, k in reversed(half[1:])] + [(-hw, hw, "ridge2")] + half[1:]
-    segs = [
-        (a, b, 2 * mesh.cells(0.5 * (b - a), "ridge") if k == "ridge2" else mesh.cells(b - a, k)) for a, b, k in half
-    ]
+    segs = [(a, b, mesh.cells(b - a)) for a, b, _ in half]
     x_hi = x_out + mesh.pad_x + mesh.pml
     x_lo = 0.0 if symmetry is not None else (-(x_out + mesh.pad_x) if bend else -x_hi)  # a bend radiates outwards
     xn = _axis(x_lo, x_hi, segs, mesh.step, mesh.step_max, mesh.growth)
     t, sl = ridge.film_thickness, ridge.slab
-    ysegs = [(-m, 0.0, ""), (0.0, sl, "slab"), (sl, t, "etch"), (t, t + m, "")]
-    ysegs = [(a, b, mesh.cells(b - a, k)) for a, b, k in ysegs if b > a + 1e-12]
+    ysegs = [(a, b, mesh.cells(b - a)) for a, b in ((-m, 0.0), (0.0, sl), (sl, t), (t, t + m)) if b > a + 1e-12]
     yn = _axis(-mesh.pad_below, t + mesh.pad_above, ysegs, mesh.step, mesh.step_max, mesh.growth)
     pml_hi = x_hi - mesh.pml if mesh.pml > 0 else math.inf
     pml_lo = x_lo + mesh.pml if (mesh.pml > 0 and symmetry is None and not bend) else -math.inf
@@ -405,7 +403,7 @@ def solve_modes(
     wl: float = 1.55,
     width: float = 1.4,
     film_thickness: float = 0.6,
-    etch_depth: float = 0.3,
+    etch_depth: float = 0.35,
     radius: float = math.inf,
     crystal_axis: str = "z",
     cladding: str = "sio2",
@@ -612,134 +610,63 @@ def _pick(modes: list[Mode], polarization: str) -> Mode:
     for m in modes:
         if (m.te_fraction > 0.5) == want_te:
             return m
-    raise RuntimeError(f"no {polarization.upper()} mode among the {len(modes)} modes found")
-
-
-def _fundamental(modes: list[Mode], polarization: str) -> Mode:
-    """Fundamental mode of one mirror class, with same-class TE/TM hybridisation resolved.
-
-    In X-cut film the TE0 mode can cross TM1 (same mirror class) in thick, wide ridges, and
-    TM0 can cross TE1. Near such an avoided crossing the two eigenmodes are mixtures; the
-    returned index is the two-level diabatic value Σ wᵢ nᵢ / Σ wᵢ over the top two modes
-    (when they lie within 0.02), with polarisation weights wᵢ = clip((pᵢ − 0.05)/0.9, 0, 1),
-    pᵢ the TE (or TM) fraction; away from crossings it is the plain eigenvalue. Γ, mode
-    area and dn/dλ are weighted alike (the weights' own λ-dependence is neglected here;
-    ``_straight`` replaces dn/dλ of a mixed mode by a central difference).
-    """
-    best = _pick(modes, polarization)
-    top = modes[:2]
-    if len(top) < 2 or abs(top[0].neff.real - top[1].neff.real) > 0.02:
-        return best
-
-    def pol(m):
-        return m.te_fraction if polarization == "te" else 1.0 - m.te_fraction
-
-    w = [min(1.0, max(0.0, (pol(m) - 0.05) / 0.9)) for m in top]
-    if min(w) == 1.0 or max(w) == 0.0:
-        return best
-    tot = sum(w)
-
-    def avg(key):
-        return sum(wi * getattr(m, key) for wi, m in zip(w, top, strict=True)) / tot
-
-    return replace(
-        best,
-        neff=avg("neff"),
-        dneff_dwl=avg("dneff_dwl"),
-        mode_area_um2=avg("mode_area_um2"),
-        ln_overlap=avg("ln_overlap"),
-        te_fraction=avg("te_fraction"),
-        symmetry=f"{best.symmetry}-diabatic",
-    )
+    raise RuntimeError(f"no {polarization.upper()}-like mode among the {len(modes)} guided modes found")
 
 
 def _straight(wl, width, film_thickness, etch_depth, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh):
+    """Fundamental straight mode in its mirror class (TE0: PEC wall, TM0: PMC wall)."""
     symmetry = "pec" if polarization == "te" else "pmc"
-    args = (width, film_thickness, etch_depth, math.inf, crystal_axis, cladding, sidewall_angle_deg, None, symmetry, 3)
-
-    def at(w):
-        return _fundamental(solve_modes(w, *args, mesh), polarization)
-
-    m = at(wl)
-    if m.symmetry.endswith("diabatic"):  # the weights move with λ: differentiate the diabatic index itself
-        d = 2e-3
-        m = replace(m, dneff_dwl=(at(wl + d).neff - at(wl - d).neff) / (2 * d))
-    return m
-
-
-def _mirror_onto(m: Mode, xq: np.ndarray, xhq: np.ndarray):
-    """Transverse E of a half-domain mode (x ≥ 0) on full-domain nodes, by its parity."""
-    sx, sy = (1.0, -1.0) if m.symmetry.startswith("pec") else (-1.0, 1.0)  # Ex, Ey parity
-    out = []
-    for key, xs, xq_, sgn in (("Ex", m.xh, xhq, sx), ("Ey", m.x, xq, sy)):
-        f = m.fields[key]
-        a = np.abs(xq_)
-        vals = np.stack([np.interp(a, xs, f[:, j].real, right=0.0) + 1j * np.interp(a, xs, f[:, j].imag, right=0.0)
-                         for j in range(f.shape[1])], axis=1)  # fmt: skip
-        out.append(np.where((xq_ < 0)[:, None], sgn * vals, vals))
-    return out
-
-
-def _projection(m: Mode, ref: tuple) -> float:
-    """|⟨E_ref, E_m⟩|² / (‖E_ref‖² ‖E_m‖²) over the transverse E (area-weighted)."""
-    ax, ay = m.areas
-    ex, ey = m.fields["Ex"], m.fields["Ey"]
-    rx, ry = ref
-    num = abs(np.sum(ex * rx.conj() * ax) + np.sum(ey * ry.conj() * ay)) ** 2
-    den = (np.sum(np.abs(ex) ** 2 * ax) + np.sum(np.abs(ey) ** 2 * ay)) * (
-        np.sum(np.abs(rx) ** 2 * ax) + np.sum(np.abs(ry) ** 2 * ay)
-    )
-    return float(num / den)
+    modes = solve_modes(wl, width, film_thickness, etch_depth, math.inf, crystal_axis, cladding,
+                        sidewall_angle_deg, None, symmetry, 3, mesh)  # fmt: skip
+    return _pick([m for m in modes if m.confinement > 0.2], polarization)
 
 
 def bend_modes(
     wl: float = 1.55,
     width: float = 1.4,
     film_thickness: float = 0.6,
-    etch_depth: float = 0.3,
+    etch_depth: float = 0.35,
     radius: float = 20.0,
     crystal_axis: str = "z",
     cladding: str = "sio2",
     sidewall_angle_deg: float = 90.0,
     mesh: Mesh | None = None,
-    straight: tuple[Mode, Mode] | None = None,
+    neff_guess: float | None = None,
 ) -> dict:
-    """Bent-ridge TE0 and TM0 indices, with TE/TM hybridisation resolved.
+    """Fundamental TE-like and TM-like modes of a bent ridge.
 
-    In X-cut film with crystal_axis "z" the TE0 (n_e) and TM0 (n_o) ridge modes cross near
-    600–650 nm film; a bend couples them (avoided crossing), so an eigenmode can be any
-    mixture. Each bend eigenmode i of the TE0/TM0 family (projections o_i on the straight TE0
-    and p_i on the straight TM0 with o_i + p_i > 0.5) is weighted by its projection, giving
-    the diabatic (uncoupled) indices n_TE = Σ o_i n_i / Σ o_i and n_TM = Σ p_i n_i / Σ p_i of
-    a two-level model, which are smooth across the crossing. Their imaginary parts give
-    the radiation loss of each polarisation.
+    The bend breaks the mirror symmetry, so TE and TM mix where their indices are close:
+    in X-cut film with crystal_axis "z" the TE0 (n_e) and TM0 (n_o) ridge modes cross near
+    600–650 nm film (Wang et al. and others report this hybridisation in X-cut rings).
+    The modes returned are the eigenmodes themselves (what a ring with that cross-section
+    resonates on): the guided mode of highest Re n_eff with TE fraction > 0.5 ("te") and
+    < 0.5 ("tm"). Through an avoided crossing the labels swap branches. Only modes with
+    ≥ 30 % of their field within 0.5 µm of the ridge count as guided (a tight bend of a
+    wide ridge gives a whispering-gallery mode, which counts; a shallow etch can leave none).
 
     Args:
         wl, width, film_thickness, etch_depth, crystal_axis, cladding, sidewall_angle_deg, mesh:
             see ``solve_modes``.
         radius: bend radius of the ridge centre (µm).
-        straight: the straight (TE0, TM0) modes if already solved (same geometry, mesh).
+        neff_guess: straight-guide index to centre the search on (speeds it up).
 
     Returns:
-        dict with "te", "tm" (complex n_eff, Im > 0 loss), "modes" (bend eigenmodes) and
-        "weights" (list of (o_i, p_i)).
+        dict with "te" and "tm" (``Mode``; a key is missing when no such mode is guided) and
+        "modes" (all guided bend modes found).
     """
-    geo = (width, film_thickness, etch_depth)
-    if straight is None:
-        straight = tuple(
-            _straight(wl, *geo, pol, crystal_axis, cladding, sidewall_angle_deg, mesh) for pol in ("te", "tm")
-        )
-    modes = solve_modes(wl, *geo, radius, crystal_axis, cladding, sidewall_angle_deg, None, None, 6, mesh)
-    if not modes:
-        raise RuntimeError(f"no guided bend mode found at radius = {radius} µm")
-    refs = [_mirror_onto(s, modes[0].x, modes[0].xh) for s in straight]
-    weights = [(_projection(m, refs[0]), _projection(m, refs[1])) for m in modes]
-    out = {"modes": modes, "weights": weights}
-    for k, key in enumerate(("te", "tm")):
-        group = [(w[k], m.neff) for m, w in zip(modes, weights, strict=True) if w[0] + w[1] > 0.5 and w[k] > 0.02]
-        if not group:
-            raise RuntimeError(f"no {key.upper()}-like bend mode found at radius = {radius} µm")
-        out[key] = sum(w * n for w, n in group) / sum(w for w, _ in group)
+    geo = (wl, width, film_thickness, etch_depth, radius, crystal_axis, cladding, sidewall_angle_deg, None, None)
+    if neff_guess is not None:
+        modes = solve_modes(*geo, 4, mesh, neff_guess, 2)
+    else:
+        modes = solve_modes(*geo, 6, mesh)
+    out = {"modes": modes}
+    for pol in ("te", "tm"):
+        try:
+            out[pol] = _pick(modes, pol)
+        except RuntimeError:
+            pass
+    if "te" not in out and "tm" not in out:
+        raise RuntimeError(f"no guided bend mode at radius = {radius} µm")
     return out
 
 
@@ -747,7 +674,7 @@ def solve_mode(
     wl: float = 1.55,
     width: float = 1.4,
     film_thickness: float = 0.6,
-    etch_depth: float = 0.3,
+    etch_depth: float = 0.35,
     radius: float = math.inf,
     polarization: str = "te",
     crystal_axis: str = "z",
@@ -757,10 +684,8 @@ def solve_mode(
 ) -> Mode:
     """Fundamental TE (in-plane E) or TM mode of a single ridge.
 
-    Straight: the highest mode of that polarisation in its mirror class (diabatic near a
-    same-class TE/TM crossing, see ``_fundamental``). Bent: the bend eigenmode with the
-    largest projection on the straight mode (see ``bend_modes`` for the hybridisation-free
-    index used by the tables).
+    Straight: the highest guided mode of that polarisation in its mirror class. Bent: the
+    highest guided bend mode of that polarisation (see ``bend_modes``).
     """
     check_choice("polarization", polarization, ("te", "tm"))
     _validate(wl, radius)
@@ -768,22 +693,18 @@ def solve_mode(
     if not math.isfinite(radius):
         return _straight(*args, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh)
     b = bend_modes(*args, radius, crystal_axis, cladding, sidewall_angle_deg, mesh)
-    k = 0 if polarization == "te" else 1
-    return max(zip(b["modes"], b["weights"], strict=True), key=lambda mw: mw[1][k])[0]
+    if polarization not in b:
+        raise RuntimeError(f"no guided {polarization.upper()}-like bend mode at radius = {radius} µm")
+    return b[polarization]
 
 
 def neff_bend(wl: float = 1.55, radius: float = 20.0, polarization: str = "te", **kwargs) -> complex:
-    """Diabatic complex n_eff of a bend (see ``bend_modes``); straight value for radius = inf."""
-    check_choice("polarization", polarization, ("te", "tm"))
-    if not math.isfinite(radius):
-        return solve_mode(wl, radius=radius, polarization=polarization, **kwargs).neff
-    return bend_modes(wl, radius=radius, **kwargs)[polarization]
+    """Complex n_eff of the fundamental mode (``solve_mode``); radius = inf is straight."""
+    return solve_mode(wl, radius=radius, polarization=polarization, **kwargs).neff
 
 
 def group_index(wl: float = 1.55, dwl: float = 0.005, radius: float = math.inf, polarization: str = "te", **kwargs):
     """n_g = n_eff − λ dn_eff/dλ by central difference over λ ± dwl (material dispersion included).
-
-    Uses the diabatic bend index (``neff_bend``) for finite radius.
 
     Args:
         wl: wavelength (µm).
@@ -816,7 +737,7 @@ def coupled_modes(
     gap: float = 0.25,
     width: float = 1.4,
     film_thickness: float = 0.6,
-    etch_depth: float = 0.3,
+    etch_depth: float = 0.35,
     crystal_axis: str = "z",
     cladding: str = "sio2",
     sidewall_angle_deg: float = 90.0,

@@ -16,6 +16,7 @@ from prismpic.components import couplers as cp
 from prismpic.components.waveguides import neff_along
 from prismpic.pdk import dispersion
 from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS
 
 WL = jnp.linspace(1.50, 1.60, 5)
 
@@ -77,11 +78,11 @@ def test_y_splitter_phase_is_path_integral():
         dy = 0.5 * h * k * math.sin(k * x)
         d2y = 0.5 * h * k**2 * math.cos(k * x)
         radius = min((1 + dy**2) ** 1.5 / max(abs(d2y), 1e-30), cp._R_FLAT)
-        n = float(neff_along(wl, w, 0.6, 0.3, radius, math.atan(dy)))
+        n = float(neff_along(wl, w, FILM_THICKNESS, ETCH_DEPTH, radius, math.atan(dy)))
         return n * math.sqrt(1 + dy**2)
 
     def taper_n(x):
-        return float(dispersion.neff(wl, w + (w + tip) * x / taper, 0.6, 0.3))
+        return float(dispersion.neff(wl, min(w + (w + tip) * x / taper, dispersion.domain()["te"]["width"][1]), FILM_THICKNESS, ETCH_DEPTH))
 
     opl = integrate.quad(taper_n, 0, taper, epsabs=1e-12)[0] + integrate.quad(sbend, 0, length, epsabs=1e-12)[0]
     s = cp.y_splitter_model(wl, length=length, output_separation=sep, taper_length=taper, tip_gap=tip)

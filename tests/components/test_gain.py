@@ -25,7 +25,8 @@ def test_saturated_gain_small_signal_limit():
     g0_db, p_sat_dbm, p_in_dbm = 25.0, 10.0, -60.0
     g = float(gain.saturated_gain_db(p_in_dbm, g0_db, p_sat_dbm))
     deficit = 10 * math.log10(math.e) * (10 ** 2.5 - 1) * 10 ** ((p_in_dbm - p_sat_dbm) / 10)
-    assert g == pytest.approx(g0_db - deficit, abs=1e-9)
+    # next order is (G0 p) ≈ 3e-5 of the deficit
+    assert g == pytest.approx(g0_db - deficit, abs=1e-3 * deficit)
 
 
 @pytest.mark.parametrize("g0_db", [10.0, 20.0, 30.0])
@@ -90,7 +91,7 @@ def test_model_gain_and_spectrum():
     for wl in (gain.GAIN_PEAK_UM - fwhm / 2e3, gain.GAIN_PEAK_UM + fwhm / 2e3):
         t = gain.soa_model(wl=wl, gain_db=g_db, gain_fwhm_nm=fwhm)[("o2", "o1")]
         assert 10 * math.log10(float(jnp.abs(t) ** 2)) == pytest.approx(g_db / 2, abs=1e-9)
-    assert float(jnp.abs(s[("o1", "o1")])) == 0.0
+    assert set(s) == {("o1", "o2"), ("o2", "o1")}  # no reflections
 
 
 def test_model_default_gain_follows_gain_length():

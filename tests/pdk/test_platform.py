@@ -69,3 +69,13 @@ def test_drc_flags_small_pad_and_narrow_metal():
     c.add_polygon([(100, 0), (101, 0), (101, 50), (100, 50)], layer=LAYER.ELECTRODE)
     rules = " ".join(v.rule for v in drc(c))
     assert "PAD width" in rules and "ELECTRODE width" in rules
+
+
+def test_dispersion_defaults_are_the_stack():
+    import inspect
+
+    from prismpic.pdk import dispersion, stack
+
+    for fn in (dispersion.neff, dispersion.ng, dispersion.eo_overlap, dispersion.coupling_per_um):
+        p = inspect.signature(fn).parameters
+        assert p["etch_depth"].default == stack.ETCH_DEPTH and p["film_thickness"].default == stack.FILM_THICKNESS

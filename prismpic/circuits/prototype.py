@@ -1,0 +1,469 @@
+"""The 8×8 PRISM prototype (S1-11): WDM input, Y-splitter tree, ring-bank rows, balanced readout.
+
+Light of d wavelengths enters through an edge coupler, a 1×N tree of Y-branches
+(``splitter_tree``) splits it into N rows, and each row is a ``prism_row``: a bus with d
+add-drop rings (ring j resonant on channel j, 200–300 nm gaps), each with its own
+electrodes and pad, whose through and drop ports end on a balanced Ge photodetector pair.
+Row k's current is
+
+    I_k = Σ_λ R(λ) P_λ (|E_drop,kλ|² − |E_thr,kλ|²),
+
+with P_λ the power of wavelength λ in the input fiber, E the fields at the two detector
+inputs per unit input field and R(λ) the detectors' responsivity
+(``detectors.responsivity_a_per_w``). Ring voltages set the signed weights
+(``prototype_program``), so the currents are the N inner products of the input powers
+with the rows' weights (Tait et al., Sci. Rep. 7, 7430 (2017)).
+
+Two simulations of the same layout: ``prototype_fields`` (structured: edge coupler ×
+tree Kronecker product × ring cascade × readout paths, all from the device models) and
+``prototype_netlist_fields`` (``sax.circuit`` on the flat netlist extracted from the
+layout, detectors cut out and their inputs exposed as ports). They agree to rounding.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import gdsfactory as gf
+import jax
+import jax.numpy as jnp
+import klayout.db as kdb
+import numpy as np
+
+from prismpic.checks import check_power_of_two, check_range
+from prismpic.circuits import prism_bank as pb
+from prismpic.circuits.splitter_tree import splitter_tree, splitter_tree_fast
+from prismpic.components import rings
+from prismpic.components.detectors import responsivity_a_per_w
+from prismpic.components.io import edge_coupler, edge_coupler_model
+from prismpic.components.waveguides import straight, straight_model
+from prismpic.pdk.cross_sections import RIDGE_WIDTH, SLAB_MARGIN
+from prismpic.pdk.rules import RULES
+
+ABSORBERS = ("balanced_photodetector", "photodetector")  # cut out of netlists: their inputs become ports
+FEED_MARGIN = 5.0  # µm between the splitter tree's last bends and a row's drop-path U-turn
+
+
+# ---------------------------------------------------------------------------- flat netlists
+def flat_netlist(component: gf.Component, models, absorbers=ABSORBERS) -> tuple[dict, dict]:
+    """SAX netlist of ``component`` flattened down to the cells that have models.
+
+    Walks the hierarchy; an instance whose cell function has a model (``models``) is a
+    leaf with its full-precision settings (gdsfactory's own ``get_netlist`` rounds
+    settings to 3 digits, which moves a ring's resonance by up to ~1 nm). Optical ports
+    that coincide (same position on the 1 nm grid, opposite directions) are connected.
+    Instances of ``absorbers`` are left out; the leaf ports that fed them become circuit
+    ports ``"{absorber instance},{its port}"``.
+
+    Returns:
+        (netlist, placements): the netlist (instances, connections, ports) and, per
+        instance, ``(component name, x, y)`` of its origin (µm), for finding instances by position.
+    """
+    leaves = []
+
+    def walk(cell, trans):
+        for inst in cell.insts:
+            t = trans * inst.dcplx_trans
+            name = inst.cell.function_name
+            if name in models or name in absorbers:
+                leaves.append((name, inst.cell, t))
+            elif len(inst.cell.insts):
+                walk(inst.cell, t)
+            elif any(p.port_type == "optical" for p in inst.cell.ports):
+                raise ValueError(f"cell {inst.cell.name!r} has optical ports but no model")
+
+    walk(component, kdb.DCplxTrans())
+    instances, placements, at = {}, {}, {}
+    absorbed = {}
+    for i, (name, cell, t) in enumerate(leaves):
+        iname = f"{name}_{i}"
+        placements[iname] = (name, t.disp.x, t.disp.y)
+        if name not in absorbers:
+            instances[iname] = {"component": name, "settings": dict(cell.settings)}
+        for p in cell.ports:
+            if p.port_type != "optical":
+                continue
+            pt = t * p.dcplx_trans
+            key = (round(pt.disp.x * 1000), round(pt.disp.y * 1000))
+            ref = f"{iname},{p.name}"
+            at.setdefault(key, []).append((ref, round(pt.angle) % 360))
+            if name in absorbers:
+                absorbed[ref] = key
+    connections, ports, used = {}, {}, set()
+    for key, group in at.items():
+        if len(group) > 2:
+            raise ValueError(f"{len(group)} optical ports meet at {key} nm: {[g[0] for g in group]}")
+        if len(group) == 2:
+            (a, ang_a), (b, ang_b) = group
+            if (ang_a - ang_b) % 360 != 180:
+                raise ValueError(f"ports {a} and {b} meet at {key} nm without facing each other")
+            if a in absorbed or b in absorbed:
+                inner, outer = (b, a) if a in absorbed else (a, b)
+                if inner not in absorbed:
+                    ports[outer] = inner
+                    used.add(inner)
+                continue
+            connections[a] = b
+            used.update((a, b))
+    for p in component.ports:
+        if p.port_type != "optical":
+            continue
+        key = (round(p.dcenter[0] * 1000), round(p.dcenter[1] * 1000))
+        inner = [ref for ref, ang in at.get(key, []) if ang == round(p.orientation) % 360 and ref not in used]
+        if len(inner) != 1:
+            raise ValueError(f"top port {p.name} at {p.dcenter} matches {len(inner)} instance ports")
+        ports[p.name] = inner[0]
+    return {"instances": instances, "connections": connections, "ports": ports}, placements
+
+
+# ---------------------------------------------------------------------------- layout
+def _feed_length(plan: dict, width: float) -> float:
+    """Straight between the tree and a row: longer than the row's U-turn reaches west of its input."""
+    return pb._um(plan["u"] + plan["dx"]) + width / 2 + SLAB_MARGIN + FEED_MARGIN
+
+
+def _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop):
+    check_power_of_two("n_rows", n_rows, 2, 1024)
+    pb.check_plan(d, spacing_nm, center_nm)
+    check_range("gap", gap, RULES.min_ridge_gap, rings.MAX_GAP, unit="µm")
+
+
+@gf.cell
+def prototype(
+    n_rows: int = 8,
+    d: int = 8,
+    spacing_nm: float = 1.6,
+    center_nm: float = 1550.0,
+    gap: float = rings.GAP,
+    gap_drop: float | None = None,
+    ring_spacing: float = 40.0,
+    pad_size: float = 80.0,
+    bend_radius: float = pb.BEND_RADIUS,
+    row_pitch: float | None = None,
+    taper_length: float = 200.0,
+) -> gf.Component:
+    """PRISM prototype: edge coupler → 1×N Y-splitter tree → N ``prism_row``s of d rings each.
+
+    Args:
+        n_rows: N rows (channels), a power of two in [2, 1024].
+        d: rings per row = wavelengths of the plan (``prism_bank.check_plan``).
+        spacing_nm: wavelength grid spacing (nm).
+        center_nm: grid centre (nm).
+        gap: bus–ring gap (µm); the seed's rings use 0.2–0.3.
+        gap_drop: drop-bus gap (µm); None takes ``gap``.
+        ring_spacing: bus between ring cells (µm); 40 µm gives room for 80 µm pads.
+        pad_size: signal and ground pad side (µm).
+        bend_radius: Euler bend radius of the drop-port return paths (µm).
+        row_pitch: row pitch (µm) = the tree's output pitch; None takes the smallest.
+        taper_length: edge-coupler taper length (µm).
+
+    Ports: o1 the facet (west, at x = 0); electrical e… the bank's pads (``prism_bank``).
+
+    .. code::
+
+                      ┌─ feed ── row N−1: rings, pads, PD pair
+        o1 ▷──Y─ … ─Y─┤   …
+                      └─ feed ── row 0
+    """
+    _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop)
+    radii = pb.plan_radii(d, spacing_nm, center_nm, gap, gap_drop, RIDGE_WIDTH)
+    row_kw = dict(ring_spacing=ring_spacing, gap=gap, gap_drop=gap_drop, width=RIDGE_WIDTH, pad_size=pad_size,
+                  bend_radius=bend_radius)
+    need = pb.min_channel_pitch(radii, **row_kw)
+    pitch = need if row_pitch is None else check_range("row_pitch", row_pitch, need, 1e5, unit="µm")
+    plan = pb._row_plan(radii, **row_kw)
+    c = gf.Component()
+    ec = c << edge_coupler(taper_length=taper_length)
+    c.add_port("o1", port=ec.ports["o1"])
+    tree = c << splitter_tree(n_outputs=n_rows, pitch=pitch)
+    tree.connect("o1", ec.ports["o2"])
+    feed = straight(length=round(_feed_length(plan, RIDGE_WIDTH), 3))
+    bank = c << pb.prism_bank(n_channels=n_rows, d=d, spacing_nm=spacing_nm, center_nm=center_nm, channel_pitch=pitch,
+                              **row_kw)
+    for k in range(n_rows):
+        f = c << feed
+        f.connect("o1", tree.ports[f"o{k + 2}"])
+        if k == 0:
+            bank.connect("o1", f.ports["o2"])
+    for p in bank.ports:
+        if p.port_type == "electrical":
+            c.add_port(p.name, port=p)
+    for key, value in dict(n_rows=n_rows, d=d, row_pitch=float(pitch), radii=list(radii),
+                           feed_length=feed.info["length"]).items():
+        c.info[key] = value
+    return c
+
+
+# ---------------------------------------------------------------------------- parameters
+_CELL_DEFAULTS = {k: p.default for k, p in inspect.signature(inspect.unwrap(prototype)).parameters.items()}
+
+
+def prototype_params(**layout) -> dict:
+    """The prototype's layout parameters: ``prototype``'s defaults updated by ``layout`` (ValueError for unknown names)."""
+    unknown = sorted(set(layout) - set(_CELL_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown prototype parameter(s) {unknown}; valid: {sorted(_CELL_DEFAULTS)}")
+    p = {**_CELL_DEFAULTS, **layout}
+    _check(p["n_rows"], p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"])
+    return p
+
+
+def prototype_channels_um(**layout) -> np.ndarray:
+    """Wavelengths (µm) of the prototype's d channels."""
+    p = prototype_params(**layout)
+    return pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
+
+
+def _row_kw(p):
+    return dict(ring_spacing=p["ring_spacing"], gap=p["gap"], gap_drop=p["gap_drop"], width=RIDGE_WIDTH,
+                pad_size=p["pad_size"], bend_radius=p["bend_radius"])
+
+
+def _pitch(p) -> float:
+    radii = pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    return pb.min_channel_pitch(radii, **_row_kw(p)) if p["row_pitch"] is None else p["row_pitch"]
+
+
+def _check_voltages(voltages, p):
+    v = jnp.asarray(voltages, dtype=float)
+    if v.shape != (p["n_rows"], p["d"]):
+        raise ValueError(f"voltages has shape {v.shape}; expected (n_rows, d) = ({p['n_rows']}, {p['d']})")
+    vmax = RULES.max_electrode_voltage_v
+    check_range("voltages", v, -vmax, vmax, unit="V")
+    return v
+
+
+# ---------------------------------------------------------------------------- fast model
+def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=rings.LOSS_DB_PER_CM,
+                     excess_loss_db=0.2, fiber_mfd_um=None, **layout):
+    """(E_drop, E_thr), shape (N, W): fields at each row's two detector inputs per unit field in the fiber.
+
+    Structured model of ``prototype(**layout)``: edge coupler × splitter-tree branch
+    (``splitter_tree_fast``) × feed × ring cascade and readout path (``prism_bank_fields``).
+
+    Args:
+        wl: wavelengths (µm), shape (W,); None takes the channel plan.
+        voltages: ring voltages (V), shape (n_rows, d); None is 0 V.
+        delta_t_k: temperature change of the rings (K), scalar or (n_rows, d).
+        loss_db_per_cm: waveguide propagation loss (dB/cm), everywhere.
+        excess_loss_db: excess loss of each Y-branch (dB).
+        fiber_mfd_um: fiber mode-field diameter (µm); None takes the edge coupler's default.
+        **layout: ``prototype`` parameters.
+    """
+    p = prototype_params(**layout)
+    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    if wl.ndim != 1:
+        raise ValueError(f"wl has shape {wl.shape}; expected (W,)")
+    voltages = jnp.zeros((p["n_rows"], p["d"])) if voltages is None else _check_voltages(voltages, p)
+    dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
+    check_range("delta_t_k", dts, -150.0, 300.0, unit="K")
+    f = _fast(tuple(sorted(p.items())), float(loss_db_per_cm), float(excess_loss_db), fiber_mfd_um)
+    n = wl.shape[0]
+    bucket = max(128, 1 << (n - 1).bit_length())  # pad wl to a power of two: one compilation serves many lengths
+    e_drop, e_thr = f(jnp.concatenate([wl, jnp.full(bucket - n, wl[-1])]), voltages, dts)
+    return e_drop[:, :n], e_thr[:, :n]
+
+
+@functools.lru_cache(maxsize=16)
+def _fast(items: tuple, loss_db_per_cm: float, excess_loss_db: float, fiber_mfd_um):
+    """``prototype_fields`` for one layout and physics, jitted over (wl, voltages, delta_t_k) and cached."""
+    p = dict(items)
+    phys = dict(loss_db_per_cm=loss_db_per_cm)
+    ec_kw = {} if fiber_mfd_um is None else {"fiber_mfd_um": fiber_mfd_um}
+    pitch = _pitch(p)
+    plan = pb._row_plan(pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH),
+                        **_row_kw(p))
+    feed_length = round(_feed_length(plan, RIDGE_WIDTH), 3)
+    edge_coupler_model(wl=1.55, taper_length=p["taper_length"], **ec_kw, **phys)  # validation, eagerly
+    splitter_tree_fast(1.55, p["n_rows"], pitch=pitch, excess_loss_db=excess_loss_db, **phys)
+
+    def f(wl, voltages, dts):
+        ec = edge_coupler_model(wl=wl, taper_length=p["taper_length"], **ec_kw, **phys)[("o1", "o2")]
+        tree = splitter_tree_fast(wl, p["n_rows"], pitch=pitch, excess_loss_db=excess_loss_db, **phys)  # (W, N)
+        feed = straight_model(wl=wl, length=feed_length, **phys)[("o1", "o2")]
+        e_drop, e_thr = pb.prism_bank_fields(wl, voltages, d=p["d"], spacing_nm=p["spacing_nm"],
+                                             center_nm=p["center_nm"], delta_t_k=dts, **_row_kw(p), **phys)
+        common = (ec * feed)[None, :] * tree.T
+        return common * e_drop, common * e_thr
+
+    return jax.jit(f)
+
+
+def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float = 12.0, method: str = "fast", **kwargs):
+    """Balanced photocurrents (A) of the N rows: I_k = Σ_λ R(λ) P_λ (|E_drop|² − |E_thr|²).
+
+    Args:
+        powers_w: power of each wavelength in the input fiber (W), shape (W,) (W = d on the plan).
+        voltages: ring voltages (V), shape (n_rows, d).
+        wl: wavelengths (µm) of ``powers_w``; None takes the channel plan.
+        ge_length: detector absorber length (µm); sets R(λ) (``responsivity_a_per_w``).
+        method: "fast" (``prototype_fields``) or "netlist" (``prototype_netlist_fields``).
+        **kwargs: ``prototype`` layout parameters and the physics of ``prototype_fields``.
+    """
+    p = prototype_params(**{k: v for k, v in kwargs.items() if k in _CELL_DEFAULTS})
+    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    powers_w = jnp.asarray(powers_w, dtype=float)
+    if powers_w.shape != wl.shape:
+        raise ValueError(f"powers_w has shape {powers_w.shape}; expected {wl.shape}, one power per wavelength")
+    check_range("powers_w", powers_w, 0.0, 1.0, unit="W")
+    if method == "fast":
+        e_drop, e_thr = prototype_fields(wl, voltages, **kwargs)
+    elif method == "netlist":
+        e_drop, e_thr = prototype_netlist_fields(wl, voltages, **kwargs)
+    else:
+        raise ValueError(f"method = {method!r} is not one of ['fast', 'netlist']")
+    r = responsivity_a_per_w(wl, ge_length)
+    return jnp.sum(r * powers_w * (jnp.abs(e_drop) ** 2 - jnp.abs(e_thr) ** 2), axis=-1)
+
+
+# ---------------------------------------------------------------------------- netlist simulation
+@functools.lru_cache(maxsize=8)
+def _netlist_circuit(items: tuple):
+    import sax
+
+    import prismpic
+
+    p = dict(items)
+    comp = prototype(**p)
+    models = prismpic.get_pdk().models
+    net, placements = flat_netlist(comp, models)
+    # name the detector inputs by row (detectors sorted by y): thr{k} (PD o1), drop{k} (PD o2)
+    dets = sorted((n for n, v in placements.items() if v[0] in ABSORBERS), key=lambda n: placements[n][2])
+    rename = {f"{n},{port}": f"{kind}{k}" for k, n in enumerate(dets) for port, kind in (("o1", "thr"), ("o2", "drop"))}
+    net["ports"] = {rename.get(k, k): v for k, v in net["ports"].items()}
+    # rings by row (y of the ring, nearest row) and by x within the row
+    pitch = comp.info["row_pitch"]
+    ring_names = [n for n, v in placements.items() if v[0] == "ring_add_drop"]
+    y0 = min(placements[n][2] for n in ring_names)
+    grid = [[None] * p["d"] for _ in range(p["n_rows"])]
+    for k in range(p["n_rows"]):
+        row = sorted((n for n in ring_names if round((placements[n][2] - y0) / pitch) == k),
+                     key=lambda n: placements[n][1])
+        if len(row) != p["d"]:
+            raise RuntimeError(f"row {k} has {len(row)} rings, expected {p['d']}")
+        grid[k] = row
+    circuit, _ = sax.circuit(net, models)
+    return circuit, grid, net
+
+
+def prototype_netlist(**layout) -> tuple[dict, list[list[str]]]:
+    """Flat SAX netlist of ``prototype(**layout)`` (detectors cut out) and the ring instance names [row][ring].
+
+    Ports: ``o1`` (facet), ``thr{k}``/``drop{k}`` the inputs of row k's detector pair.
+    """
+    p = prototype_params(**layout)
+    _, grid, net = _netlist_circuit(tuple(sorted(p.items())))
+    return net, grid
+
+
+def prototype_netlist_fields(wl=None, voltages=None, **layout):
+    """(E_drop, E_thr), shape (N, W), by ``sax.circuit`` on the layout's flat netlist (default physics).
+
+    The circuit is compiled once per layout (cached); slow beyond a few hundred instances.
+    """
+    p = prototype_params(**layout)
+    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    voltages = np.zeros((p["n_rows"], p["d"])) if voltages is None else np.asarray(_check_voltages(voltages, p))
+    circuit, grid, _ = _netlist_circuit(tuple(sorted(p.items())))
+    settings = {grid[k][j]: {"voltage_v": float(voltages[k, j])} for k in range(p["n_rows"]) for j in range(p["d"])}
+    s = circuit(wl=wl, **settings)
+    e_drop = jnp.stack([s[("o1", f"drop{k}")] for k in range(p["n_rows"])])
+    e_thr = jnp.stack([s[("o1", f"thr{k}")] for k in range(p["n_rows"])])
+    return e_drop, e_thr
+
+
+# ---------------------------------------------------------------------------- weights
+@functools.lru_cache(maxsize=16)
+def _programmer(items: tuple, phys_items: tuple, iterations: int):
+    """Jitted pieces of ``prototype_program`` for one layout and physics (compiled once, cached).
+
+    raw(v) (d,) = η_d|D|² − η_t|T|² on the channel plan for one row's voltages v: the weights
+    the detectors see (η_d, η_t the readout paths' power transmissions; the common factor of
+    coupler, tree and feed left out).
+    """
+    p, phys = dict(items), dict(phys_items)
+    ch = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
+    radii = pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    ring = dict(gap=p["gap"], width=RIDGE_WIDTH, **({} if p["gap_drop"] is None else {"gap_drop": p["gap_drop"]}),
+                **phys)
+    pb.readout_paths(1.55, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH, p["pad_size"],
+                     p["bend_radius"], **phys)  # validation, eagerly
+
+    @jax.jit
+    def columns():  # one compilation instead of many eager dispatches
+        t_thr, t_drop = pb.readout_paths(ch, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH,
+                                         p["pad_size"], p["bend_radius"], **phys)
+        return (pb.ring_columns(ch, jnp.asarray(radii), **ring), pb._spacer(ch, p["ring_spacing"], ring,
+                                                                                jnp.asarray(radii)),
+                jnp.abs(t_drop) ** 2, jnp.abs(t_thr) ** 2)
+
+    cols, spacer, eta_d, eta_t = columns()
+    zeros = jnp.zeros(p["d"])
+    vmax = RULES.max_electrode_voltage_v
+
+    def raw(v):
+        dd, tt = pb._fields_from_columns(cols, spacer, v, zeros)
+        return eta_d * jnp.abs(dd) ** 2 - eta_t * jnp.abs(tt) ** 2
+
+    # single-ring Lorentzian inverse as the start (as ``program_weights``): δθ = ((1 − x)/√x)·√((1 − w)/(1 + w))
+    idx = jnp.arange(p["d"])
+    x = (cols["t1"] * cols["t2"] * cols["a"])[idx, idx]
+    hwhm = (1 - x) / jnp.sqrt(x)
+    slope = jnp.abs(cols["theta_v"][idx, idx])
+
+    def one(target, g):
+        w0 = jnp.clip(target * g, -0.999, 0.999)
+        v = hwhm * jnp.sqrt((1 - w0) / (1 + w0)) / slope
+
+        def body(_, vr):  # Levenberg–Marquardt, steps limited to 20 % of the voltage range
+            jac = jax.jacfwd(raw)(vr)
+            f = raw(vr) - g * target
+            jtj = jac.T @ jac
+            dv = jnp.linalg.solve(jtj + 1e-12 * jnp.trace(jtj) * jnp.eye(jtj.shape[0]), jac.T @ f)
+            dv = dv / jnp.maximum(1.0, jnp.max(jnp.abs(dv)) / (0.2 * vmax))
+            return jnp.clip(vr - dv, -vmax, vmax)
+
+        return jax.lax.fori_loop(0, iterations, body, v)
+
+    raw_batch = jax.jit(jax.vmap(raw))
+    solve = jax.jit(jax.vmap(one, in_axes=(0, None)))
+    return raw_batch, solve
+
+
+def prototype_program(weights, *, gain: float | None = None, iterations: int = 30,
+                      loss_db_per_cm=rings.LOSS_DB_PER_CM, **layout):
+    """Ring voltages (n_rows, d) that make every row's detected weights equal gain·weights.
+
+    Levenberg–Marquardt on the detected weights η_d|D|² − η_t|T|² of the full row model (all
+    rings, all resonance orders, the drop path's extra loss), from the single-ring Lorentzian
+    inverse. gain defaults to the largest common scale every ring reaches within the
+    electrode voltage limit: min over rings of (raw at 0 V, −raw at V_max).
+
+    Returns:
+        (voltages, gain, residual): the largest |raw − gain·w| left in ``residual``.
+    """
+    p = prototype_params(**layout)
+    w = jnp.asarray(weights, dtype=float)
+    if w.shape != (p["n_rows"], p["d"]):
+        raise ValueError(f"weights has shape {w.shape}; expected (n_rows, d) = ({p['n_rows']}, {p['d']})")
+    check_range("weights", w, -1.0, 1.0)
+    raw_batch, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
+    vmax = RULES.max_electrode_voltage_v
+    both = raw_batch(jnp.stack([jnp.zeros(p["d"]), jnp.full(p["d"], vmax)]))
+    g = float(jnp.minimum(jnp.min(both[0]), jnp.min(-both[1]))) if gain is None else gain
+    volts = solve(w, g)
+    residual = float(jnp.max(jnp.abs(raw_batch(volts) - g * w)))
+    return volts, g, residual
+
+
+def _register():
+    from prismpic.circuits.registry import Circuit
+
+    return {"prototype_8x8": Circuit("prototype_8x8", prototype, None, prototype_fields)}
+
+
+CIRCUITS = _register()
