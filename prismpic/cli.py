@@ -248,7 +248,7 @@ def calibrate_ring_cmd(
     drop_loss: Annotated[float | None, typer.Option("--drop-loss", help="drop loss at resonance (dB)")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="add_drop or all_pass")] = None,
     coupling: Annotated[str | None, typer.Option("--coupling", help="symmetric, under or over")] = None,
-    ng_param: Annotated[str, typer.Option("--ng-param", help="geometry fitted to n_g")] = "film_thickness",
+    ng_param: Annotated[str, typer.Option("--ng-param", help="geometry fitted to n_g: width or film_thickness")] = "width",
     baseline: Annotated[str, typer.Option("--baseline", help="shared or separate (spectrum)")] = "shared",
     baseline_order: Annotated[int, typer.Option("--baseline-order", help="baseline polynomial order in dB")] = 1,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,

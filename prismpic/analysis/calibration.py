@@ -10,7 +10,9 @@ Ring: fitted parameters and what fixes each
 - ``gap`` (and ``gap_drop`` when the drop port or the drop loss is given): the coupling,
   through κ = sin Φ(gap) of ``rings.coupling_angle``;
 - ``loss_db_per_cm``: the round-trip loss (bend loss comes from the dispersion model);
-- ``film_thickness`` or ``width`` (``ng_param``): sets n_g, hence the FSR = λ²/(n_g 2πR);
+- ``width`` (default) or ``film_thickness`` (``ng_param``): sets n_g, hence the FSR = λ²/(n_g 2πR)
+  (within the dispersion model's domain: ±0.5 µm width, ±0.1 µm film; n_g moves little with
+  either, so the measured FSR must lie within about ±1 % of the model's at the given radius);
 - ``radius``: fine-tunes the resonance (a shift of up to ±FSR/2 needs |ΔR|/R ≤ FSR/2λ,
   0.3 % at 20 µm); only when a resonance wavelength is known (or no radius is given).
 
@@ -95,9 +97,10 @@ NG_PLAUSIBLE = (1.8, 2.8)  # group index of TFLN ridges (LN n_g ≈ 2.2–2.3 in
 REFERENCE_NM = 1550.0
 # Assumed 1σ uncertainties of user-given specs (for the parameter uncertainties of a spec fit).
 SPEC_SIGMA = {"fsr_rel": 1e-3, "q_rel": 0.02, "extinction_db": 0.5, "resonance_nm": 1e-3, "drop_loss_db": 0.2}
-# Bounds of the fitted geometry relative to the design (wafer film ±0.1 µm, lithography ±0.3 µm).
+# Bounds of the fitted geometry relative to the design, within the dispersion model's domain. The
+# fitted value is an effective one: it also absorbs the dispersion model's own error in n_g.
 FILM_SPAN = 0.1
-WIDTH_SPAN = 0.3
+WIDTH_SPAN = 0.5
 LOSS_MAX = 50.0  # dB/cm
 LINEAR_MAX = 1.05  # a linear column above this is not normalized transmission (noise tolerated up to 5 %)
 NEGATIVE_TOLERANCE = 0.02
@@ -906,7 +909,7 @@ def calibrate_ring_specs(
     kind: str = "add_drop",
     coupling: str | None = None,
     drop_loss_db: float | None = None,
-    ng_param: str = "film_thickness",
+    ng_param: str = "width",
     design: dict | None = None,
 ) -> RingCalibration:
     """Physical ring parameters whose model reproduces the given specs.
@@ -1132,7 +1135,7 @@ def calibrate_ring_spectrum(
     radius: float,
     kind: str | None = None,
     coupling: str | None = None,
-    ng_param: str = "film_thickness",
+    ng_param: str = "width",
     baseline: str = "shared",
     baseline_order: int = 1,
     reference_nm: float = REFERENCE_NM,

@@ -342,6 +342,12 @@ def concrete_or_none(x):
 
 
 # ---------------------------------------------------------------------------- layout
+# A bank is N identical rows (ring j of every row on channel j; the weights are voltages). A row
+# (``prism_row``) is a channel whose drop output turns up at the west end and returns east above
+# the ring pads to the balanced detector beside the through output. Ridges then enclose the strip
+# above the drop bus, so each ring's upper plate gets its own pad there (probe/flip-chip) and the
+# lower plates share a ground rail south of the through bus. Lengths are integer nm, so every
+# connection closes exactly on the GDS grid, and ``readout_paths`` uses the same lengths.
 PLAN_BAND_UM = (1.50, 1.60)  # channel plans must lie in the band the device models are swept over (testing.BAND_UM)
 PAD_SIZE = 54.0  # µm: a 50 µm opening (the minimum) in 2 µm of metal fits the 58.8 µm ring pitch
 BEND_RADIUS = 20.0  # µm, Euler bends of the drop-port return path
@@ -374,7 +380,7 @@ def check_plan(d: int, spacing_nm: float, center_nm: float) -> None:
     check_range("spacing_nm", spacing_nm, 0.01, 100.0, unit="nm")
     lo, hi = (x * 1e3 for x in PLAN_BAND_UM)
     check_range("center_nm", center_nm, lo, hi, unit="nm")
-    d_max = int(math.floor((hi - lo) / spacing_nm + 1e-9)) + 1
+    d_max = int(math.floor(2 * min(center_nm - lo, hi - center_nm) / spacing_nm + 1e-9)) + 1
     half = spacing_nm * (d - 1) / 2
     if center_nm - half < lo - 1e-9 or center_nm + half > hi + 1e-9:
         raise ValueError(f"d = {d} is outside the valid range [1, {d_max}]: {d} channels at {spacing_nm:g} nm around "

@@ -19,6 +19,7 @@ import sax
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
 from prismpic.components.registry import Device
+from prismpic.components.rings import coupling_per_um_extended
 from prismpic.components.waveguides import _check_common, _path_response
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
@@ -283,7 +284,7 @@ def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth):
     u = 0.5 * (_CNODES + 1.0)
     g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
     wl = jnp.asarray(wl, dtype=float)
-    c = dispersion.coupling_per_um(wl[..., None], g, width, film_thickness, etch_depth)
+    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
     return jnp.sum(c * 0.5 * _CWEIGHTS, axis=-1) * bend_length
 
 

@@ -10,16 +10,17 @@ them with ``jax.numpy`` only, so they are jittable and differentiable in every a
 - Straight n_eff: along λ the interpolant also matches the solver's exact dn_eff/dλ at
   each node (Hermite data), so n_g = n_eff − λ ∂n_eff/∂λ, taken from the model itself by
   ``jax.jvp``, is as accurate as n_eff. Phase and group delay come from one function.
-- Bends: n_eff(R) = n_eff(∞) + κ² g(κ), κ = 1/R (the bend shift is even in κ), g a
-  quadratic in κ fitted to solves at R = 10, 14, 20, 35 µm; n_eff refers to the ridge
-  centre (β = m/R). Radiation loss: ln Im n_eff linear in R (Marcuse, BSTJ 50, 2551
-  (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and extrapolated; 0 at R = inf.
+- Bends (TE): n_eff(R) = n_eff(∞) + κ² g(κ), κ = 1/R (the bend shift is even in κ), g a
+  quadratic in κ through solves at R = 10, 16, 40 µm (with Hermite λ data as above);
+  n_eff refers to the ridge centre (β = m/R). Radiation loss: ln Im n_eff linear in R
+  (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
+  extrapolated; 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
 
-Near the TE0/TM0 crossing of X-cut film (crystal_axis "z", film ≈ 0.6–0.65 µm) bends
-hybridise the two; the tables hold the diabatic (uncoupled) TE and TM indices, smooth
-through the crossing (see ``modesolver.bend_modes``); a real ring there shows an avoided
-mode crossing that this model does not describe.
+Near the TE0/TM0 crossing of X-cut film (crystal_axis "z", film ≈ 0.6–0.65 µm) a bend
+hybridises the two (see ``modesolver.bend_modes``); the tables follow the TE-like
+eigenmode, and the smooth fit does not resolve the avoided crossing itself (there the
+model and a fresh solve can differ by a few 1e-3 in n_eff and more in n_g).
 
 Validity (ValueError outside, naming the parameter, value and range): see ``domain()``;
 etch depths are checked as the etched fraction etch_depth / film_thickness; bends also
@@ -132,45 +133,36 @@ def _straight_fit(t, name, axis, quantity, hermite):
     return _Fit(g, _to_coeffs(vals, range(vals.ndim)))
 
 
-def _bend_fits(t, pol, axis):
-    """g(κ) coefficients, loss (ln Im n at 10 µm, slope) and R_min per bend node."""
+def _bend_fits(t, axis):
+    """TE bend shift n_bend − n_straight = κ² g(λ, geometry, κ), the loss law, and R_min per node."""
     g = t.grids["bend"]
-    dn, im = t.arrays[f"bend_{pol}_{axis}_dneff"], t.arrays[f"bend_{pol}_{axis}_imag"]
+    dn, ddn, im = (t.arrays[f"bend_te_{axis}_{q}"] for q in ("dneff", "ddneff_dwl", "imag"))
     radii = np.asarray(BEND_RADII)
     kap = 1.0 / radii
-    uk = 2 * kap / _KAPPA_MAX - 1
+    vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(radii) - 1))  # values → coefficients in κ
+    ok = np.isfinite(dn)
+    # smallest radius from which on every tabulated radius guides a mode
+    good = np.cumprod(ok[..., ::-1], axis=-1)[..., ::-1].astype(bool)
+    rmin = np.where(good.any(-1), radii[np.argmax(good, axis=-1)], np.inf)
+    gk = np.einsum("jk,...k->...j", vk, _fill_nan(dn / kap**2))
+    dgk = np.einsum("jk,...k->...j", vk, _fill_nan(ddn / kap**2))
+    c = _hermite_wl(gk, dgk, *g["wl"][:2])
+    shift = _Fit(g, _to_coeffs(c, range(1, 4)), (("kappa", 0.0, _KAPPA_MAX),))
+    # loss: ln Im n = a + b R through the radii where the loss is above the PML noise
     shape = dn.shape[:-1]
-    gc = np.full((*shape, 3), np.nan)
-    l10 = np.full(shape, np.nan)
-    slope = np.full(shape, np.nan)
-    rmin = np.full(shape, np.inf)
+    l10, slope = np.empty(shape), np.empty(shape)
     for idx in np.ndindex(*shape):
-        ok = np.isfinite(dn[idx])
-        # smallest radius from which on every tabulated radius guides a mode
-        good = np.flatnonzero(np.cumprod(ok[::-1])[::-1])
-        if good.size:
-            rmin[idx] = radii[good[0]]
-        if ok.sum() == 0:
-            continue
-        deg = min(2, ok.sum() - 1)
-        c = npcheb.chebfit(uk[ok], dn[idx][ok] / kap[ok] ** 2, deg)
-        gc[idx] = np.pad(c, (0, 3 - c.size))
-        lossy = ok & (im[idx] > _IM_FLOOR)
+        lossy = ok[idx] & (im[idx] > _IM_FLOOR)
+        y = np.log(im[idx][lossy]) if lossy.any() else None
         if lossy.sum() >= 2:
-            b, a = np.polyfit(radii[lossy], np.log(im[idx][lossy]), 1)
-            b = min(b, -0.02)
-            a = np.mean(np.log(im[idx][lossy]) - b * radii[lossy])
+            b = min(np.polyfit(radii[lossy], y, 1)[0], -0.02)
+            a = np.mean(y - b * radii[lossy])
         elif lossy.sum() == 1:
-            b = -0.3
-            a = np.log(im[idx][lossy][0]) - b * radii[lossy][0]
+            b, a = -0.3, y[0] + 0.3 * radii[lossy][0]
         else:
             b, a = -0.3, math.log(_IM_FLOOR / 20) + 0.3 * 10.0
         l10[idx], slope[idx] = a + b * 10.0, b
-    for k in range(3):
-        gc[..., k] = _fill_nan(gc[..., k])
-    kap_axis = (("kappa", 0.0, _KAPPA_MAX),)
-    shift = _Fit(g, _to_coeffs(gc, range(4)), kap_axis)
-    loss = (_Fit(g, _to_coeffs(_fill_nan(l10), range(4))), _Fit(g, _to_coeffs(_fill_nan(slope), range(4))))
+    loss = (_Fit(g, _to_coeffs(l10, range(4))), _Fit(g, _to_coeffs(slope, range(4))))
     return shift, loss, rmin
 
 
@@ -207,7 +199,7 @@ def _model():
         straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
         area={k: _straight_fit(t, *k, "area", False) for k in pols},
         gamma=_straight_fit(t, "te", "z", "gamma", False),
-        bend={k: _bend_fits(t, *k) for k in pols},
+        bend={a: _bend_fits(t, a) for a in ("z", "y")},
         coupler=_coupler_fit(t),
     )
 
@@ -228,7 +220,10 @@ def _check_geometry(domain: str, wl, width, film_thickness, etch_depth):
     check_range("etch_depth", etch_depth, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
     e, t = concrete(etch_depth), concrete(film_thickness)
     if e is not None and t is not None:
-        check_range("etch_depth / film_thickness", np.asarray(e, float) / np.asarray(t, float), *d["etch_fraction"])
+        lo, hi = d["etch_fraction"]
+        frac = np.asarray(e, float) / np.asarray(t, float)
+        edge = np.isclose(frac, lo, rtol=1e-9, atol=0) | np.isclose(frac, hi, rtol=1e-9, atol=0)
+        check_range("etch_depth / film_thickness", np.where(edge, np.clip(frac, lo, hi), frac), lo, hi)
 
 
 def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius):
@@ -240,6 +235,8 @@ def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius):
     bent = np.isfinite(r)
     if not bent.any():
         return
+    if pol == "tm":
+        raise ValueError(f"radius = {r[bent][0]:g} µm: TM bends are not tabulated (valid range [inf, inf] for TM)")
     _check_geometry("bend", wl_[bent], w[bent], t[bent], e[bent])
     rmin = _rmin(pol, axis, wl_[bent], w[bent], t[bent], e[bent] / t[bent])
     bad = r[bent] < rmin * (1 - 1e-9)
@@ -257,7 +254,7 @@ def _rmin(pol, axis, wl, w, t, f):
     from scipy.interpolate import RegularGridInterpolator
 
     g = _model().grids["bend"]
-    rmin = _model().bend[(pol, axis)][2]
+    rmin = _model().bend[axis][2]
     pts = [lobatto(v[2]) for v in g.values()]
     lr = np.where(np.isfinite(rmin), np.log(np.where(np.isfinite(rmin), rmin, 1.0)), 50.0)
     interp = RegularGridInterpolator(pts, lr)
@@ -277,9 +274,10 @@ def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_a
     f = etch_depth / film_thickness
     m = _model()
     n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f)
+    if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf)
+        return n0 * jnp.ones_like(jnp.asarray(radius, dtype=float))
     kappa = 1.0 / jnp.asarray(radius, dtype=float)
-    shift = m.bend[(polarization, crystal_axis)][0](wl, width, film_thickness, f, kappa)
-    return n0 + kappa**2 * shift
+    return n0 + kappa**2 * m.bend[crystal_axis][0](wl, width, film_thickness, f, kappa)
 
 
 def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z"):
@@ -360,7 +358,7 @@ def bend_loss_db_per_cm(wl=1.55, radius=20.0, width=1.4, film_thickness=0.6, etc
     _check_geometry("te", wl, width, film_thickness, etch_depth)
     _check_bend("te", "z", wl, width, film_thickness, etch_depth, radius)
     f = etch_depth / film_thickness
-    l10, slope = _model().bend[("te", "z")][1]
+    l10, slope = _model().bend["z"][1]
     r = jnp.asarray(radius, dtype=float)
     im = jnp.exp(l10(wl, width, film_thickness, f) + slope(wl, width, film_thickness, f) * (r - 10.0))
     return 10 * _LOG10E * 2 * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * im * 1e4

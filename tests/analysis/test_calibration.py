@@ -72,9 +72,9 @@ def _through_extinction_db(k1sq, k2sq, a):
     return 10 * math.log10(((t1 + t2 * a) / (1 + x)) ** 2 / ((t1 - t2 * a) / (1 - x)) ** 2)
 
 
-def device(kind="add_drop", k1sq=0.02, er_db=15.0, extra_loss_db_per_cm=1.5, ng_scale=1.0015, res_nm=1550.3,
+def device(kind="add_drop", k1sq=0.02, er_db=15.0, extra_loss_db_per_cm=1.5, ng_scale=1.001, res_nm=1550.3,
            symmetric=False, regime="under"):
-    """A ring the model can reach: n_g 0.15 % off the design, κ² within the gap range, loss above the bend loss.
+    """A ring the model can reach: n_g 0.1 % off the design, κ² within the gap range, loss above the bend loss.
 
     The remaining coupling (κ2² for add-drop, κ1² for all-pass or equal couplers) is picked on a
     grid to give a through extinction near ``er_db`` (away from critical coupling, where the
@@ -148,12 +148,12 @@ def test_ring_quantities_equal_ring_specs():
 
 # ----------------------------------------------------------------------------- from specs
 def test_specs_round_trip_symmetric_add_drop(tmp_path):
-    """Specs of a known ring (film 10 nm thick, gap 0.3 µm, 1 dB/cm) → parameters whose model gives them back.
+    """Specs of a known ring (100 nm wider, gap 0.3 µm, 1 dB/cm) → parameters whose model gives them back.
 
     Symmetric add-drop: x = t²a and T0 = ((t − at)/(1 − x))² fix t and a uniquely, so κ² and
-    the round-trip loss must come back; film thickness and radius trade against the mode order.
+    the round-trip loss must come back; width and radius trade against the mode order.
     """
-    true = {"film_thickness": 0.61, "gap": 0.3, "loss_db_per_cm": 1.0}
+    true = {"width": 1.5, "gap": 0.3, "loss_db_per_cm": 1.0}
     s = cal.ring_quantities(1.55, **true)
     res = cal.calibrate_ring_specs(s["fsr_nm"], s["q_loaded"], s["extinction_db"], resonance_nm=s["resonance_um"] * 1e3,
                                    radius=R)
@@ -173,7 +173,7 @@ def test_specs_round_trip_symmetric_add_drop(tmp_path):
     assert again["fsr_nm"] == pytest.approx(p["fsr_nm"], rel=1e-9)
     assert again["extinction_db"] == pytest.approx(p["extinction_db"], rel=1e-9)
     assert rings.ring_add_drop_model(wl=1.55, **p["ring"])[("o1", "o2")].shape == ()
-    for k in ("gap", "loss_db_per_cm", "film_thickness", "radius"):
+    for k in ("gap", "loss_db_per_cm", "width", "radius"):
         assert p["fitted"][k]["stderr"] > 0
 
 
@@ -218,7 +218,7 @@ def test_spectrum_add_drop_both_ports_acceptance():
     # the regimes are told apart only when one is out of the geometry's reach; otherwise both are listed
     if res.specs["q_intrinsic"] is None:
         assert len(res.solutions) == 2
-    for k in ("gap", "gap_drop", "loss_db_per_cm", "film_thickness", "radius"):
+    for k in ("gap", "gap_drop", "loss_db_per_cm", "width", "radius"):
         fp = res.fitted[k]
         assert fp.stderr is not None and fp.stderr >= 0
         assert fp.bounds[0] <= fp.value <= fp.bounds[1]
