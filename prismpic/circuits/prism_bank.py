@@ -732,14 +732,40 @@ def prism_bank_fields(wl, voltages, *, d: int = 4, spacing_nm: float = 1.6, cent
 
     ``bank_fields`` of the channels times the drawn readout paths (``readout_paths``).
     ``voltages`` is (N, d); ``physics`` holds ring model parameters (loss_db_per_cm,
-    film_thickness, etch_depth, coupler_loss_db, electrode_* …).
+    film_thickness, etch_depth, coupler_loss_db, electrode_* …). Compiled once per set of
+    parameters and cached; traceable (jit, grad) in wl, voltages and delta_t_k.
     """
+    key = (int(d), float(spacing_nm), float(center_nm), float(ring_spacing), float(gap),
+           None if gap_drop is None else float(gap_drop), float(width), float(pad_size), float(bend_radius),
+           tuple(sorted(physics.items())))
+    f = _bank_readout(*key)
+    voltages = jnp.asarray(voltages, dtype=float)
+    if concrete(voltages) is not None:
+        vmax = RULES.max_electrode_voltage_v
+        if voltages.ndim != 2 or voltages.shape[-1] != d:
+            raise ValueError(f"voltages has shape {voltages.shape}; expected (n_channels, d) with d = {d}")
+        check_range("voltages", voltages, -vmax, vmax, unit="V")
+    dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
+    check_range("delta_t_k", dts, -150.0, 300.0, unit="K")
+    return f(jnp.atleast_1d(jnp.asarray(wl, dtype=float)), voltages, dts)
+
+
+@functools.lru_cache(maxsize=32)
+def _bank_readout(d, spacing_nm, center_nm, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, physics):
+    physics = dict(physics)
     radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width)
     ring = dict(gap=gap, width=width, **({} if gap_drop is None else {"gap_drop": gap_drop}), **physics)
-    d_f, t_f = bank_fields(wl, jnp.asarray(radii), voltages, delta_t_k=delta_t_k, ring_spacing=ring_spacing, **ring)
     geo = {k: physics[k] for k in ("film_thickness", "etch_depth", "loss_db_per_cm") if k in physics}
-    t_thr, t_drop = readout_paths(wl, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
-    return d_f * t_drop, t_f * t_thr
+    for r in (min(radii), max(radii)):
+        rings.ring_add_drop_model(wl=1.55, radius=r, **ring)  # validation only, eagerly
+    readout_paths(1.55, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
+
+    def f(wl, voltages, dts):
+        d_f, t_f = _bank(wl, jnp.asarray(radii), voltages, dts, ring_spacing, ring)
+        t_thr, t_drop = readout_paths(wl, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
+        return d_f * t_drop, t_f * t_thr
+
+    return jax.jit(f)
 
 
 def _register():

@@ -67,11 +67,11 @@ def grid_nodes(spec: dict) -> dict:
 # ----------------------------------------------------------------------------- jobs (worker side)
 
 
-def _straight_job(axis, pol, wl, w, t, f):
+def _straight_job(axis, pol, wl, w, t, f, decouple_tm=False):
     from prismpic.pdk import modesolver as ms
 
     try:
-        m = ms.solve_mode(wl, w, t, f * t, polarization=pol, crystal_axis=axis)
+        m = ms._straight(wl, w, t, f * t, pol, axis, "sio2", 90.0, None, decouple_tm=decouple_tm)
     except RuntimeError:
         return None
     return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
@@ -81,7 +81,7 @@ def _bend_job(axis, wl, w, t, f, radius, guess):
     from prismpic.pdk import modesolver as ms
 
     try:
-        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, neff_guess=guess)["te"]
+        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, neff_guess=guess, decouple_tm=True)["te"]
     except (RuntimeError, KeyError):
         return None
     return (m.neff, m.dneff_dwl)
@@ -130,13 +130,19 @@ def _map(tasks, workers, progress, done0, total):
 # ----------------------------------------------------------------------------- build
 
 
-def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | None = None) -> dict:
+def build_tables(
+    out_dir: str | Path = DATA_DIR,
+    progress=None,
+    workers: int | None = None,
+    parts: tuple[str, ...] = ("straight", "bend", "coupler"),
+) -> dict:
     """Solve the parameter grids and write the tables (npz) and their metadata (json).
 
     Args:
         out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (default: package data).
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
+        parts: which tables to solve; the others are kept from the existing file in out_dir.
 
     Returns:
         the metadata dict written to the json file.
@@ -160,22 +166,25 @@ def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | N
 
     phase1 = []
     for axis in AXES:
-        for idx in product(te):
-            phase1.append(("straight", ("te", axis, "grid", idx), (axis, "te", *point(te, idx))))
-        for idx in product(tm):
-            phase1.append(("straight", ("tm", axis, "grid", idx), (axis, "tm", *point(tm, idx))))
-        for idx in product(bd):  # straight references at the bend nodes
-            phase1.append(("straight", ("te", axis, "bend", idx), (axis, "te", *point(bd, idx))))
-    for idx in product(cp):
-        phase1.append(("coupler", idx, point(cp, idx)))
-    n_bend = len(AXES) * len(product(bd)) * len(BEND_RADII)
+        if "straight" in parts:
+            for idx in product(te):
+                phase1.append(("straight", ("te", axis, "grid", idx), (axis, "te", *point(te, idx))))
+            for idx in product(tm):
+                phase1.append(("straight", ("tm", axis, "grid", idx), (axis, "tm", *point(tm, idx))))
+        if "bend" in parts:
+            for idx in product(bd):  # straight references at the bend nodes (see modesolver.bend_shift)
+                phase1.append(("straight", ("te", axis, "bend", idx), (axis, "te", *point(bd, idx), True)))
+    if "coupler" in parts:
+        for idx in product(cp):
+            phase1.append(("coupler", idx, point(cp, idx)))
+    n_bend = len(AXES) * len(product(bd)) * len(BEND_RADII) if "bend" in parts else 0
     total = len(phase1) + n_bend
     # the slowest jobs first, so that the pool drains evenly
     phase1.sort(key=lambda task: task[0] != "coupler")
     res1, done, cpu1 = _map(phase1, workers, progress, 0, total)
 
     phase2 = []
-    for axis in AXES:
+    for axis in AXES if "bend" in parts else ():
         for idx in product(bd):
             ref = res1[("straight", ("te", axis, "bend", idx))]
             guess = ref[0].real if ref is not None else None
@@ -184,7 +193,11 @@ def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | N
     res2, done, cpu2 = _map(phase2, workers, progress, done, total)
 
     arrays = {}
-    for name, g, pol in (("te", te, "te"), ("tm", tm, "tm")):
+    old_file = out_dir / f"{TABLE_NAME}.npz"
+    if set(parts) != {"straight", "bend", "coupler"}:
+        with np.load(old_file) as f:
+            arrays.update({k: f[k] for k in f.files})
+    for name, g, pol in (("te", te, "te"), ("tm", tm, "tm")) if "straight" in parts else ():
         shape = tuple(len(v) for v in g.values())
         for axis in AXES:
             a = np.full((5, *shape), np.nan)
@@ -195,7 +208,7 @@ def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | N
             for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
                 arrays[f"{name}_{axis}_{q}"] = a[j]
     shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
-    for axis in AXES:
+    for axis in AXES if "bend" in parts else ():
         b = np.full((3, *shape), np.nan)
         for idx in product(bd):
             ref = res1[("straight", ("te", axis, "bend", idx))]
@@ -205,14 +218,15 @@ def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | N
                     b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
         for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
             arrays[f"bend_te_{axis}_{q}"] = b[j]
-    shape = tuple(len(v) for v in cp.values())
-    c = np.full((4, *shape), np.nan)
-    for idx in product(cp):
-        r = res1[("coupler", idx)]
-        if r is not None:
-            c[(slice(None), *idx)] = r
-    for j, q in enumerate(("neven", "nodd", "dneven_dwl", "dnodd_dwl")):
-        arrays[f"coupler_{q}"] = c[j]
+    if "coupler" in parts:
+        shape = tuple(len(v) for v in cp.values())
+        c = np.full((4, *shape), np.nan)
+        for idx in product(cp):
+            r = res1[("coupler", idx)]
+            if r is not None:
+                c[(slice(None), *idx)] = r
+        for j, q in enumerate(("neven", "nodd", "dneven_dwl", "dnodd_dwl")):
+            arrays[f"coupler_{q}"] = c[j]
 
     import scipy
 
@@ -232,6 +246,8 @@ def build_tables(out_dir: str | Path = DATA_DIR, progress=None, workers: int | N
             "cladding": "sio2",
             "sidewall_angle_deg": 90.0,
         },
+        "parts_solved": list(parts),
+        "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift)",
         "n_solves": len(phase1) + len(phase2),
         "build_wall_s": round(wall, 1),
         "build_solver_cpu_s": round(cpu1 + cpu2, 1),

@@ -11,6 +11,8 @@ from prismpic.pdk import materials
 from prismpic.pdk import modesolver as ms
 
 WL = 1.55
+# the seed's ridge: 600 nm X-cut film, 1.4 µm top width, 350 nm etch (slab 250 nm)
+GEO = {"width": 1.4, "film_thickness": 0.6, "etch_depth": 0.35}
 
 
 def slab_te0(wl, t, n1, n2):
@@ -26,7 +28,7 @@ def slab_te0(wl, t, n1, n2):
 
 @pytest.fixture(scope="module")
 def default_te():
-    return ms.solve_mode(WL)
+    return ms.solve_mode(WL, **GEO)
 
 
 @pytest.mark.parametrize("axis, n_film", [("z", materials.n_ln_e), ("y", materials.n_ln_o)])
@@ -50,8 +52,8 @@ def test_default_ridge_numbers(default_te):
 
 
 def test_mesh_convergence(default_te):
-    coarse = ms.solve_mode(WL, mesh=ms.Mesh(step=0.045))
-    fine = ms.solve_mode(WL, mesh=ms.Mesh(step=0.02))
+    coarse = ms.solve_mode(WL, **GEO, mesh=ms.Mesh(step=0.045))
+    fine = ms.solve_mode(WL, **GEO, mesh=ms.Mesh(step=0.02))
     assert abs(default_te.neff.real - fine.neff.real) < 1e-3
     assert abs(coarse.neff.real - fine.neff.real) < 2e-3
     # second-order scheme: the error shrinks on refinement
@@ -60,7 +62,7 @@ def test_mesh_convergence(default_te):
 
 def test_group_index_derivative_matches_central_difference(default_te):
     # the perturbative dn/dλ (left eigenvector from reciprocity) against λ ± δ solves
-    assert abs(default_te.ng - ms.group_index(WL, dwl=0.002)) < 1e-5
+    assert abs(default_te.ng - ms.group_index(WL, dwl=0.002, **GEO)) < 1e-5
 
 
 def test_eo_overlap_is_the_first_order_index_response(default_te, monkeypatch):
@@ -69,7 +71,7 @@ def test_eo_overlap_is_the_first_order_index_response(default_te, monkeypatch):
     d_eps = 1e-3
     orig = materials.n_ln_e
     monkeypatch.setattr(materials, "n_ln_e", lambda wl: np.sqrt(float(orig(wl)) ** 2 + d_eps))
-    shifted = ms.solve_mode(WL)
+    shifted = ms.solve_mode(WL, **GEO)
     gamma = ms.eo_overlap(default_te)
     assert (shifted.neff.real - default_te.neff.real) == pytest.approx(d_eps * gamma / (2 * n_e), rel=2e-3)
     assert 0.5 < gamma < n_e / default_te.neff.real  # most, never all, of the mode sits in the LN
@@ -85,26 +87,27 @@ def test_tm_sees_the_ordinary_index():
 
 def test_coupler_decays_with_the_slab_evanescent_constant():
     # two ridges far apart: C ∝ exp(−γ gap), γ = k0 √(n_eff² − n_slab²) in the etched region
-    c = [ms.coupling_per_um(WL, g) for g in (0.6, 0.8)]
+    c = [ms.coupling_per_um(WL, g, **GEO) for g in (0.6, 0.8)]
     assert c[0] > c[1] > 0
-    n_eff = ms.solve_mode(WL).neff.real
-    n_slab = ms._slab_te0(WL, 0.3, float(materials.n_ln_e(WL)), *(2 * [float(materials.n_sio2(WL))]))
+    n_eff = ms.solve_mode(WL, **GEO).neff.real
+    slab = GEO["film_thickness"] - GEO["etch_depth"]
+    n_slab = ms._slab_te0(WL, slab, float(materials.n_ln_e(WL)), *(2 * [float(materials.n_sio2(WL))]))
     gamma = 2 * math.pi / WL * math.sqrt(n_eff**2 - n_slab**2)
     assert math.log(c[0] / c[1]) / 0.2 == pytest.approx(gamma, rel=0.15)
 
 
 def test_bend_limits_and_loss_trend(default_te):
     # a huge radius is a straight guide; smaller radii shift the mode out (n_eff referred to R grows) and radiate more
-    far = ms.bend_modes(WL, radius=1e5, neff_guess=default_te.neff.real)["te"]
+    far = ms.bend_modes(WL, radius=1e5, **GEO, neff_guess=default_te.neff.real)["te"]
     assert abs(far.neff.real - default_te.neff.real) < 1e-5
-    b20, b10 = (ms.bend_modes(WL, radius=r, neff_guess=default_te.neff.real)["te"] for r in (20.0, 10.0))
+    b20, b10 = (ms.bend_modes(WL, radius=r, **GEO, neff_guess=default_te.neff.real)["te"] for r in (20.0, 10.0))
     assert b10.neff.real > b20.neff.real > default_te.neff.real
     assert b10.loss_db_per_cm > b20.loss_db_per_cm > 1.0
     # the bend shift is even in 1/R: Δn ∝ 1/R² to leading order
     ratio = (b10.neff.real - default_te.neff.real) / (b20.neff.real - default_te.neff.real)
     assert 3.0 < ratio < 4.2
     # the perturbative dn/dλ also holds with the bend's ε, μ and the PML
-    assert b20.ng == pytest.approx(ms.group_index(WL, dwl=0.002, radius=20.0), abs=1e-4)
+    assert b20.ng == pytest.approx(ms.group_index(WL, dwl=0.002, radius=20.0, **GEO), abs=1e-4)
 
 
 def test_bad_inputs_name_the_parameter():
@@ -114,3 +117,20 @@ def test_bad_inputs_name_the_parameter():
         ms.solve_mode(WL, crystal_axis="x")
     with pytest.raises(ValueError, match="radius"):
         ms.solve_mode(WL, radius=-5.0)
+
+
+def test_decoupled_bend_shift_matches_the_eigenmode_away_from_the_te_tm_crossing():
+    # film 0.5 µm, axis z: TE0 and TM0 are 0.04 apart, the bend barely mixes them
+    geo = (WL, 1.4, 0.5, 0.3)
+    straight = ms.solve_mode(*geo)
+    bend = ms.solve_mode(*geo, radius=20.0)
+    shift, dshift = ms.bend_shift(WL, 20.0, *geo[1:])
+    assert shift.real == pytest.approx(bend.neff.real - straight.neff.real, abs=3e-4)
+    assert shift.real - WL * dshift.real == pytest.approx(bend.ng - straight.ng, abs=3e-3)
+    assert shift.imag == pytest.approx(bend.neff.imag, rel=0.2)
+    # decoupling moves TM0 down and leaves TE0 nearly alone
+    te, tm = (ms.solve_mode(*geo, polarization=p) for p in ("te", "tm"))
+    te_d = ms._straight(*geo, "te", "z", "sio2", 90.0, None, decouple_tm=True)
+    tm_d = ms._straight(*geo, "tm", "z", "sio2", 90.0, None, decouple_tm=True)
+    assert abs(te_d.neff.real - te.neff.real) < 2e-3
+    assert tm_d.neff.real < tm.neff.real - 0.03
