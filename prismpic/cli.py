@@ -165,9 +165,11 @@ def claims(
     """Judge the seed documents' claims with the models and print the ledger."""
     from prismpic.analysis.claims import ledger
 
+    def fmt(v):
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+
     table = Table("id", "quantity", "claimed", "modeled", "unit", "verdict", "reason", show_lines=True)
     for e in ledger(ids=ids or None):
-        fmt = (lambda v: f"{v:.4g}" if isinstance(v, float) else str(v))
         colour = {"consistent": "green", "inconsistent": "red"}.get(e.verdict, "yellow")
         table.add_row(e.id, e.quantity, fmt(e.claimed), fmt(e.modeled), e.unit, f"[{colour}]{e.verdict}[/]", e.reason)
     console.print(table)
