@@ -797,3 +797,38 @@ def coupling_per_um(wl: float = 1.55, gap: float = 0.25, **kwargs) -> float:
     """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two identical parallel ridges (TE)."""
     even, odd = coupled_modes(wl, gap, **kwargs)
     return math.pi * (even.neff.real - odd.neff.real) / wl
+
+
+def solve_ridge_summary(
+    wl: float = 1.55,
+    width: float = 1.4,
+    film_thickness: float = 0.6,
+    etch_depth: float = 0.35,
+    radius: float = math.inf,
+    polarization: str = "te",
+    crystal_axis: str = "z",
+    mesh: Mesh | None = None,
+) -> dict:
+    """One fresh solve, summarised as plain floats (for the CLI and reports).
+
+    Returns:
+        dict: neff, ng, loss_db_per_cm, te_fraction, mode_area_um2, gamma (Γ, see
+        ``eo_overlap``) of the fundamental mode (the bend eigenmode for finite radius);
+        for a TE bend also neff_model and ng_model, the straight mode plus ``bend_shift``
+        (the definition the compact model tabulates).
+    """
+    m = solve_mode(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, mesh=mesh)
+    out = {
+        "neff": m.neff.real,
+        "ng": m.ng,
+        "loss_db_per_cm": m.loss_db_per_cm,
+        "te_fraction": m.te_fraction,
+        "mode_area_um2": m.mode_area_um2,
+        "gamma": m.ln_overlap,
+    }
+    if math.isfinite(radius) and polarization == "te":
+        st = solve_mode(wl, width, film_thickness, etch_depth, math.inf, "te", crystal_axis, mesh=mesh)
+        shift, dshift = bend_shift(wl, radius, width, film_thickness, etch_depth, crystal_axis, mesh)
+        out["neff_model"] = st.neff.real + shift.real
+        out["ng_model"] = st.ng + shift.real - wl * dshift.real
+    return out

@@ -131,7 +131,7 @@ def _map(tasks, workers, progress, done0, total):
 
 
 def build_tables(
-    out_dir: str | Path = DATA_DIR,
+    out_dir: str | Path | None = DATA_DIR,
     progress=None,
     workers: int | None = None,
     parts: tuple[str, ...] = ("straight", "bend", "coupler"),
@@ -139,7 +139,7 @@ def build_tables(
     """Solve the parameter grids and write the tables (npz) and their metadata (json).
 
     Args:
-        out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (default: package data).
+        out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (None or default: package data).
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
         parts: which tables to solve; the others are kept from the existing file in out_dir.
@@ -152,7 +152,7 @@ def build_tables(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     workers = workers or min(2, os.cpu_count() or 1)
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir) if out_dir is not None else DATA_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     t0, c0 = time.perf_counter(), time.process_time()
 
