@@ -9,8 +9,8 @@ from prismpic.pdk.layers import LAYER
 
 FILM_THICKNESS = 0.6  # µm, X-cut LN film (seed S1-10: 1.4 × 0.6 µm ridge)
 # µm, ridge etch, leaving a 0.25 µm slab. At 0.30 µm the mode solver puts the bend radiation
-# of a 20 µm ring at ≈ 120 dB/cm (intrinsic Q ≈ 3e3, below the seed's measured 12,500);
-# at 0.35 µm it is ≈ 2 dB/cm and n_g ≈ 2.33 (FSR 8.2 nm at R = 20 µm, seed: 8.3 nm).
+# of a 20 µm ring at ≈ 170 dB/cm (radiation-limited Q ≈ 3e3, below the seed's measured 12,500);
+# at 0.35 µm it is ≈ 7 dB/cm (Q_rad ≈ 6e4), ring n_g ≈ 2.29 (FSR ≈ 8.35 nm at R = 20 µm, seed: 8.3 nm).
 ETCH_DEPTH = 0.35
 BOX_THICKNESS = 4.7  # µm, buried thermal oxide (typical commercial LNOI wafers)
 CLAD_THICKNESS = 1.5  # µm, PECVD SiO2 above the ridge
