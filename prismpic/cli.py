@@ -361,7 +361,7 @@ def sweep(
     try:
         res = sw.sweep(fn, axes, wl=sw.parse_range(wl, "--wl"), fixed=parse_settings(set_), output=port,
                        quantity=quantity, grad=tuple(grad or ()), zip_axes=zip_axes,
-                       label=f"{quantity} {model} {port}")
+                       label=f"{quantity} {model} {port}", timing=True)
     except TypeError as e:
         raise ValueError(f"{model}: {e}") from None
     fig = res.plot(figure or out.with_suffix(".png"))

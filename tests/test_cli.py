@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from prismpic.cli import app
@@ -9,14 +10,20 @@ from prismpic.cli import app
 runner = CliRunner()
 
 
-def test_report_writes_json_and_html(tmp_path):
-    out = tmp_path / "rep"
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    """One full ``prismpic report`` run (about a minute), shared by the report tests."""
+    out = tmp_path_factory.mktemp("report") / "rep"
     res = runner.invoke(app, ["report", "--out", str(out)])
     assert res.exit_code == 0, res.output
-    data = json.loads((out / "report.json").read_text())
+    return out
+
+
+def test_report_writes_json_and_html(report_dir):
+    data = json.loads((report_dir / "report.json").read_text())
     assert data["platform"]["ng_te_z"] > data["platform"]["neff_te_z"]
-    assert (out / "report.html").read_text().startswith("<!doctype html>")
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".rep")], "temporary folders left behind"
+    assert (report_dir / "report.html").read_text().startswith("<!doctype html>")
+    assert not [p for p in report_dir.parent.iterdir() if p.name.startswith(".rep")], "temporary folders left behind"
 
 
 def test_report_bad_out_dir_exit_2(tmp_path):
@@ -52,11 +59,9 @@ def test_mode_prints_indices():
     assert res.exit_code == 2
 
 
-def test_report_schema(tmp_path):
+def test_report_schema(report_dir):
     """report.json carries the documented sections and keys (README: report schema)."""
-    out = tmp_path / "rep"
-    res = runner.invoke(app, ["report", "--out", str(out)])
-    assert res.exit_code == 0, res.output
+    out = report_dir
     data = json.loads((out / "report.json").read_text())
     for key in ("radius_um", "gap_um", "ng", "fsr_nm", "fwhm_nm", "q_loaded", "extinction_db", "tuning_pm_per_v"):
         assert key in data["ring"]

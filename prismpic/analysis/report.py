@@ -79,8 +79,9 @@ def _ring(ctx: ReportContext) -> dict:
     from prismpic.components import rings
 
     ring = dict(ctx.params.get("ring", {}))
+    kind = ctx.params.get("ring_kind", "add_drop")
     ctx.results["ring_params"] = ring
-    specs = rings.ring_specs(**ring)
+    specs = rings.ring_specs(kind=kind, **ring)
     wl0 = specs["resonance_um"]
     wl = jnp.linspace(wl0 - 0.012, wl0 + 0.012, 6001)
     s = rings.ring_add_drop_model(wl=wl, **ring)

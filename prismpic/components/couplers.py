@@ -19,7 +19,7 @@ import sax
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
 from prismpic.components.registry import Device
-from prismpic.components.rings import coupling_per_um_extended
+from prismpic.components.rings import coupling_per_um_extended, fit_max_gap
 from prismpic.components.waveguides import _check_common, _path_response
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
@@ -83,11 +83,19 @@ def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss
     junction) take the index at that maximum: the fundamental mode's n_eff changes by
     < 1e-2 there, a phase common to both branches that does not affect the split.
     """
-    u = 0.5 * (_NODES + 1.0)
+    # Gauss–Legendre over the part of the taper inside the tables, the clipped part exactly:
+    # a quadrature across the kink at w_max would be good to only ~1e-4 rad.
+    w_max = dispersion.domain()["te"]["width"][1]
     wl = jnp.asarray(wl, dtype=float)
-    w = jnp.minimum(width1 + (width2 - width1) * u, dispersion.domain()["te"]["width"][1])
+    dw = width2 - width1
+    cross = jnp.clip((w_max - width1) / jnp.where(dw == 0, 1.0, dw), 0.0, 1.0)
+    ua, ub = jnp.where(dw < 0, cross, 0.0), jnp.where(dw > 0, cross, 1.0)
+    u = ua + (ub - ua) * 0.5 * (_NODES + 1.0)
+    w = jnp.minimum(width1 + dw * u, w_max)
     n = dispersion.neff(wl[..., None], w, film_thickness, etch_depth, jnp.inf, "te", "z")
-    phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
+    n_max = dispersion.neff(wl, w_max, film_thickness, etch_depth, jnp.inf, "te", "z")
+    opl = jnp.sum(n * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) * length + n_max * (1.0 - (ub - ua)) * length
+    phase = 2 * jnp.pi / wl * opl
     return 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
 
 
@@ -281,11 +289,17 @@ def directional_coupler(
 def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth):
     """∫ C(g(x)) dx over one S-bend pair, g(x) = gap + 2·y(x) the local edge-to-edge gap."""
     h = (dy - gap - width) / 2
-    u = 0.5 * (_CNODES + 1.0)
+    # split where g(x) leaves the fit for its exponential continuation (a kink in dC/dg), so
+    # that each Gauss–Legendre piece integrates a smooth function
+    g_m = jnp.minimum(fit_max_gap(), gap + 2.0 * h)
+    u_m = jnp.arccos(1.0 - jnp.clip((g_m - gap) / h, 0.0, 2.0)) / jnp.pi
+    v = 0.5 * (_CNODES + 1.0)
+    u = jnp.concatenate([u_m * v, u_m + (1.0 - u_m) * v])
+    du = jnp.concatenate([u_m * 0.5 * _CWEIGHTS, (1.0 - u_m) * 0.5 * _CWEIGHTS])
     g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
     wl = jnp.asarray(wl, dtype=float)
     c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
-    return jnp.sum(c * 0.5 * _CWEIGHTS, axis=-1) * bend_length
+    return jnp.sum(c * du, axis=-1) * bend_length
 
 
 def coupling_phase(
@@ -302,12 +316,13 @@ def coupling_phase(
     """Accumulated coupling Φ = C(gap)·length + 2∫C(g(x))dx (rad); power coupling is sin²Φ.
 
     Supermode (coupled-mode) picture of two identical guides: C = πΔn/λ from
-    ``prismpic.pdk.coupling_per_um``, integrated over the straight section and the gap
+    ``prismpic.components.rings.coupling_per_um_extended`` (the mode-solver fit, continued
+    exponentially beyond its largest gap), integrated over the straight section and the gap
     profile of both S-bend pairs (the bends measured along x, the small-slope limit).
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    c0 = dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth)
+    c0 = coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth)
     return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth)
 
 
@@ -330,7 +345,7 @@ def length_for_coupling(
     width = ridge_width(cross_section, width)
     _check_dc(gap, 0.0, dy, bend_length, width)
     arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth))
-    c0 = float(dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth))
+    c0 = float(coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth))
     target = math.asin(math.sqrt(power_coupling))
     if arms > target:
         raise ValueError(
@@ -434,7 +449,9 @@ def sbend(
     width = ridge_width(cross_section, width)
     _check_sbend_device(length, offset, width)
     xs = get_cross_section(cross_section, width=width)
-    pts = _sbend_points(length, offset) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
+    # points for a chord sag ≤ 0.5 nm: sag ≈ (L/n)²/(8 R_min) = π²|h|/(16 n²)
+    n = min(_SBEND_POINTS, max(8, math.ceil(math.pi * math.sqrt(abs(offset) / (16 * 5e-4)))))
+    pts = _sbend_points(length, offset, n) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
     c = gf.Path(pts, start_angle=0, end_angle=0).extrude(xs)
     c.info["length"] = float(length)
     c.info["min_bend_radius"] = sbend_min_radius(length, offset) if offset != 0 else math.inf

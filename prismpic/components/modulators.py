@@ -74,13 +74,18 @@ def _float(x):
 def field_factor_fit(electrode_gap=5.0):
     """Electrostatic field factor f(g) = mean E_x in the ridge / (V/g) for the platform stack.
 
-    A fit, f = 0.6212 − 0.0824·ln(g/5 µm), to ``electrode_field_factor`` at the default
-    stack (0.6 µm film, 0.3 µm etch, 1.4 µm ridge, 0.8 µm Au on the slab, 1.5 µm SiO2
-    cladding, 4.7 µm BOX on Si, 15 µm signal line) over gaps 3.4–12 µm (fit error
-    < 0.003; f changes < 0.2 % for signal widths 15–60 µm). For other stacks call
-    ``electrode_field_factor`` and pass ``field_factor``.
+    A fit, f = 0.5728 − 0.0837·ln(g/5 µm), to ``electrode_field_factor`` at the default
+    stack (``prismpic.pdk.stack``: 0.6 µm film, 0.35 µm etch, 1.4 µm ridge, 0.8 µm Au on
+    the slab, 1.5 µm SiO2 cladding, 4.7 µm BOX on Si; 15 µm signal line, default mesh):
+    least squares of [1, −ln(g/5)] over 18 equally spaced gaps 3.4–12 µm, fit error
+    < 0.0022; f changes < 0.2 % for signal widths 15–60 µm. Regenerate it that way when
+    the stack changes (f falls from 0.621 to 0.571 at g = 5 µm between 0.30 and 0.35 µm
+    etch). The P1 mesh (hmin = 0.05 µm) puts f ≈ 0.6 % above its mesh-converged value
+    (0.5714, 0.5695, 0.5686 at hmin = 0.05, 0.025, 0.0125 µm, g = 5 µm). The fit does not
+    follow film_thickness or etch_depth: for other stacks call ``electrode_field_factor``
+    and pass ``field_factor``.
     """
-    return 0.6212 - 0.0824 * jnp.log(jnp.asarray(electrode_gap, dtype=float) / 5.0)
+    return 0.5728 - 0.0837 * jnp.log(jnp.asarray(electrode_gap, dtype=float) / 5.0)
 
 
 def _graded_axis(lo, hi, features, hmin, hmax, growth=0.25):
@@ -183,7 +188,8 @@ def vpi_l_v_cm(
 
     n_e from Zelmon et al. (1997) (bulk extraordinary index, the index the Pockels
     perturbation acts on), r33 from ``materials``, Γ from ``prismpic.pdk.eo_overlap``,
-    f from ``field_factor_fit`` unless given.
+    f from ``field_factor_fit`` (the default stack's, whatever ``film_thickness`` and
+    ``etch_depth``) unless given.
     """
     check_range("electrode_gap", electrode_gap, 0.0, 1000.0, unit="µm", lo_open=True)
     f = field_factor_fit(electrode_gap) if field_factor is None else field_factor
@@ -785,7 +791,7 @@ DEVICES = {
             {"length": 10.0, "electrode_gap": 3.4, "electrode_width": 2.0},
             {"length": 20000.0, "electrode_gap": 20.0, "width": 1.0, "voltage_v": RULES.max_electrode_voltage_v},
         ),
-        grad_params={"voltage_v": 3.0, "width": 1.4, "etch_depth": 0.3},
+        grad_params={"voltage_v": 3.0, "width": 1.4, "etch_depth": ETCH_DEPTH},
         model_only=("voltage_v", "field_factor"),
     ),
     "mzm": Device(
@@ -796,7 +802,9 @@ DEVICES = {
             {"length": 100.0, "electrode_gap": 3.4, "signal_width": 60.0, "pad_size": 60.0, "ground_width": 60.0},
             {"length": 20000.0, "electrode_gap": 12.0, "signal_width": 5.0, "voltage_v": -10.0, "imbalance_db": 1.0},
         ),
-        grad_params={"voltage_v": 3.0, "electrode_gap": 5.0, "signal_width": 15.0, "etch_depth": 0.3},
+        # at the default etch: the S-bends' bend tables need etch/film in [0.5, 0.8], and a
+        # central difference about an edge of that range (e.g. 0.3/0.6) steps outside it
+        grad_params={"voltage_v": 3.0, "electrode_gap": 5.0, "signal_width": 15.0, "etch_depth": ETCH_DEPTH},
         model_only=("excess_loss_db", "imbalance_db", "voltage_v", "bias_phase_rad", "field_factor"),
     ),
     "eam": Device(

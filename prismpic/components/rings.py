@@ -94,12 +94,9 @@ def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film
     return jnp.sum(c * _ZW, axis=-1) * z_max
 
 
-def _fit_max_gap() -> float:
-    """Largest gap (µm) the dispersion model's coupling fit covers (its ``domain()``), else no limit."""
-    try:
-        return float(dispersion.domain()["coupler"]["gap"][1])
-    except (AttributeError, KeyError, TypeError):
-        return math.inf
+def fit_max_gap() -> float:
+    """Largest gap (µm) the dispersion model's coupling fit covers (its ``domain()``)."""
+    return float(dispersion.domain()["coupler"]["gap"][1])
 
 
 def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
@@ -109,9 +106,7 @@ def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THI
     log-slope over [g_m − 0.1, g_m]. Only the coupler integral's tail (and rings with gaps
     beyond g_m) use the continuation.
     """
-    g_m = _fit_max_gap()
-    if math.isinf(g_m):
-        return dispersion.coupling_per_um(wl, gap, width, film_thickness, etch_depth)
+    g_m = fit_max_gap()
     c = dispersion.coupling_per_um(wl, jnp.minimum(gap, g_m), width, film_thickness, etch_depth)
     c_m = dispersion.coupling_per_um(wl, g_m, width, film_thickness, etch_depth)
     gamma = jnp.log(dispersion.coupling_per_um(wl, g_m - 0.1, width, film_thickness, etch_depth) / c_m) / 0.1

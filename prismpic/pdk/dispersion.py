@@ -184,9 +184,15 @@ def _node_values(name, lo, hi, n):
     return 1.0 / v if name == "width" else v
 
 
-@functools.cache
 def _model():
-    """Load the tables (once) and build the interpolants."""
+    """The interpolants, built once; outside any trace, so later calls never see stale tracers."""
+    with jax.ensure_compile_time_eval():
+        return _build_model()
+
+
+@functools.cache
+def _build_model():
+    """Load the tables and build the interpolants."""
     base = _tables.DATA_DIR / _tables.TABLE_NAME
     meta = json.loads(base.with_suffix(".json").read_text())
     with np.load(base.with_suffix(".npz")) as f:

@@ -3,6 +3,8 @@
 import csv
 import math
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -16,15 +18,17 @@ WL = np.linspace(1.545, 1.555, 201)
 
 
 def test_sweep_equals_point_by_point_and_fsr():
-    res = sw.sweep(rings.ring_all_pass_model, {"gap": [0.2, 0.3, 0.45], "radius": [20.0, 30.0]}, wl=WL, output="o1,o2")
-    assert res.values.shape == (3, 2, WL.size) and res.n_points == 6
-    for i, g in enumerate([0.2, 0.3, 0.45]):
+    res = sw.sweep(rings.ring_all_pass_model, {"gap": [0.2, 0.45], "radius": [20.0, 30.0]}, wl=WL, output="o1,o2")
+    assert res.values.shape == (2, 2, WL.size) and res.n_points == 4
+    for i, g in enumerate([0.2, 0.45]):
         for j, r in enumerate([20.0, 30.0]):
             direct = np.abs(np.asarray(rings.ring_all_pass_model(WL, gap=g, radius=r)[("o1", "o2")])) ** 2
-            np.testing.assert_allclose(res.values[i, j], direct, rtol=1e-12, atol=1e-15)
+            # jitted+vmapped vs eager: rounding of n_eff (~1e-15 relative through the Chebyshev sums) is ~1e-12 rad
+            # of the ~10³ rad round-trip phase, amplified near resonance by d ln P/dθ ~ F ~ 10²: ~1e-10 relative
+            np.testing.assert_allclose(res.values[i, j], direct, rtol=1e-9, atol=1e-15)
     # passive all-pass ring: |S|² ≤ 1 everywhere, dips one FSR = λ²/(n_g 2πR) apart
     assert res.values.max() <= 1.0 + 1e-12
-    fine = sw.sweep(rings.ring_all_pass_model, {"radius": [20.0]}, wl=np.linspace(1.54, 1.56, 20001), output="o1,o2")
+    fine = sw.sweep(rings.ring_all_pass_model, {"radius": [20.0]}, wl=np.linspace(1.542, 1.558, 4001), output="o1,o2")
     t = fine.values[0]
     dips = np.flatnonzero((t[1:-1] < t[:-2]) & (t[1:-1] < t[2:])) + 1
     lam = fine.wl[dips]
@@ -39,11 +43,13 @@ def test_gradients_match_finite_differences():
     res = sw.sweep(rings.ring_add_drop_model, {"gap": gaps, "loss_db_per_cm": [0.5, 2.0]}, wl=wl, output="o1,o4",
                    grad=("gap", "loss_db_per_cm"))
     h = 1e-6
+    drop_j = jax.jit(lambda gap, lo: jnp.abs(rings.ring_add_drop_model(wl, gap=gap, loss_db_per_cm=lo)[("o1", "o4")]) ** 2)
+
+    def drop(gap, lo):
+        return np.asarray(drop_j(gap, lo))
+
     for i, g in enumerate(gaps):
         for j, loss in enumerate([0.5, 2.0]):
-            def drop(gap, lo):
-                return np.abs(np.asarray(rings.ring_add_drop_model(wl, gap=gap, loss_db_per_cm=lo)[("o1", "o4")])) ** 2
-
             fd_g = (drop(g + h, loss) - drop(g - h, loss)) / (2 * h)
             fd_l = (drop(g, loss + h) - drop(g, loss - h)) / (2 * h)
             np.testing.assert_allclose(res.grads["gap"][i, j], fd_g, rtol=1e-5, atol=1e-8)
@@ -99,7 +105,8 @@ def test_cli_sweep(tmp_path):
     rows = list(csv.DictReader(open(out)))
     assert len(rows) == 33 and (tmp_path / "gap.png").exists()
     direct = abs(complex(rings.ring_all_pass_model(1.549, gap=0.3)[("o1", "o2")])) ** 2
-    assert float(rows[11][[k for k in rows[0] if k.startswith("power")][0]]) == pytest.approx(direct, rel=1e-12)
+    # rel 1e-9: jit vs eager rounding amplified by the resonance (see test_sweep_equals_point_by_point_and_fsr)
+    assert float(rows[11][[k for k in rows[0] if k.startswith("power")][0]]) == pytest.approx(direct, rel=1e-9)
     bad = tmp_path / "bad.csv"
     for args, msg in ((["--param", "gap=0.05:0.3:3"], "gap = 0.05"), (["--param", "gapp"], "name=lo:hi:n"),
                       (["--param", "gap=0.2,0.3", "--port", "o1,o9"], "not an S-parameter")):

@@ -12,6 +12,7 @@ import sax
 import prismpic
 from prismpic.analysis.kv_capacity import C_M_PER_S, osnr_after_rounds_db
 from prismpic.circuits.kv_loop import (
+    DESIGN_WL,
     bit_errors_per_round,
     circulate,
     fsr_hz,
@@ -37,13 +38,24 @@ def chip():
     return kv_loop_chip()
 
 
-def test_closed_form_equals_netlist_simulation(chip):
+@pytest.fixture(scope="module")
+def response(chip):
+    """``kv_loop_response`` at 5 dB SOA gain, jitted once for every sweep (wl and length_m traced).
+
+    Jitted, the many small ops of the device models compile as one program instead of one by one.
+    The chip fixture has already solved the loop coupler's length (a cached root solve in Python
+    floats, which cannot run on tracers).
+    """
+    return jax.jit(lambda wl, length_m: kv_loop_response(wl, length_m=length_m, soa_gain_db=5.0))
+
+
+def test_closed_form_equals_netlist_simulation(chip, response):
     """A 1 cm fiber keeps the resonances resolvable (FSR ≈ 20 GHz ≈ 0.16 nm): 2001 points over 1 nm, to 1e-9."""
     pdk = prismpic.get_pdk()
     circuit, _ = sax.circuit(kv_loop_netlist(chip, length_m=0.01), pdk.models)
     wl = jnp.linspace(1.5495, 1.5505, N_SWEEP)
     s = jax.jit(lambda wl: circuit(wl=wl, amp={"gain_db": 5.0}))(wl)[("o1", "o4")]
-    fast = kv_loop_response(wl, length_m=0.01, soa_gain_db=5.0)
+    fast = response(wl, 0.01)
     np.testing.assert_allclose(s, fast, atol=1e-9, rtol=0)
     depth = float(jnp.max(jnp.abs(fast)) / jnp.min(jnp.abs(fast)))
     assert depth > 1.1  # the sweep does cross resonances
@@ -58,11 +70,21 @@ def test_fsr_is_c_over_group_length():
     assert 1 / f2 - 1 / f1 == pytest.approx(HCF_GROUP_INDEX * 1000.0 / C_M_PER_S, rel=1e-9)
 
 
-def test_resonances_of_the_response_are_one_fsr_apart():
-    """Dips of |S41|² over a frequency sweep of a 10 cm loop sit 1/τ apart (τ the round-trip group delay)."""
+def test_resonances_of_the_response_are_one_fsr_apart(response):
+    """Dips of |S41|² over a frequency sweep of a 10 cm loop sit 1/τ apart (τ the round-trip group delay).
+
+    The sweep starts at an anti-resonance (the transmission maximum over one FSR) and spans 3 FSR:
+    exactly three dips, near 0.5, 1.5 and 2.5 FSR, none at either end (a sweep started at an
+    arbitrary frequency may open on a half-resolved dip and count it).
+    """
     fsr = float(fsr_hz(length_m=0.1))
-    nu = C_M_PER_S / 1.55e-6 + np.linspace(0.0, 3.2 * fsr, N_SWEEP)
-    p = np.abs(np.asarray(kv_loop_response(jnp.asarray(C_M_PER_S / nu * 1e6), length_m=0.1, soa_gain_db=5.0))) ** 2
+
+    def power(nu):
+        return np.abs(np.asarray(response(jnp.asarray(C_M_PER_S / nu * 1e6), 0.1))) ** 2
+
+    nu = C_M_PER_S / (DESIGN_WL * 1e-6) + np.linspace(0.0, fsr, N_SWEEP)
+    nu = nu[np.argmax(power(nu))] + np.linspace(0.0, 3.0 * fsr, N_SWEEP)
+    p = power(nu)
     dips = []
     for i in range(1, len(p) - 1):
         if p[i] < p[i - 1] and p[i] <= p[i + 1]:  # parabola through the three samples around the minimum
