@@ -74,6 +74,8 @@ def test_report_schema(report_dir):
     assert len(ids) == 31
     for c in data["claims"]:
         assert {"id", "quantity", "claimed", "modeled", "unit", "verdict", "reason"} <= set(c)
+    lay = data["layout"]  # the prototype GDS beside the report, DRC-clean
+    assert lay["drc_violations"] == [] and (out / lay["gds"]).read_bytes()[:4] == b"\x00\x06\x00\x02"
     for name in data["figures"]:
         assert (out / name).read_bytes()[:4] == b"\x89PNG"
 

@@ -179,6 +179,24 @@ def _energy(ctx: ReportContext) -> dict:
             "ptu": {r: ptu_budget(readout=r).to_dict() for r in ("broadband", "per_wavelength")}}
 
 
+def _layout(ctx: ReportContext) -> dict:
+    """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result."""
+    from prismpic.circuits.prototype import prototype
+    from prismpic.pdk import drc
+
+    c = prototype()
+    name = "prototype_8x8.gds"
+    c.write_gds(ctx.workdir / name, with_metadata=False)
+    violations = drc(c)
+    return {
+        "gds": name,
+        "width_um": float(c.dxsize),
+        "height_um": float(c.dysize),
+        "instances": sum(1 for _ in c.kdb_cell.each_inst()),
+        "drc_violations": [str(v) for v in violations],
+    }
+
+
 def _claims(ctx: ReportContext) -> list:
     from prismpic.analysis.claims import ledger
 
@@ -194,6 +212,7 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("noise", _noise),
     ("recall", _recall),
     ("energy", _energy),
+    ("layout", _layout),
     ("claims", _claims),
 ]
 

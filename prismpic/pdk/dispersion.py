@@ -101,19 +101,25 @@ class _Fit:
     def __init__(self, grid: dict, coeffs: np.ndarray, extra: tuple = ()):
         self.axes = [(k, *v[:2]) for k, v in grid.items()] + list(extra)
         self.c = jnp.asarray(coeffs)
+        self._static = tuple((name, *map(float, _bounds(name, lo, hi))) for name, lo, hi in self.axes)
 
     def __call__(self, *xs):
-        us = []
-        for (name, lo, hi), x in zip(self.axes, xs, strict=True):
-            a, b = _bounds(name, lo, hi)
-            x = jnp.asarray(x, dtype=float)
-            v = 1.0 / x if name == "width" else x
-            us.append(2 * (v - a) / (b - a) - 1)
-        shape = jnp.broadcast_shapes(*(u.shape for u in us))
-        bases = [_basis(jnp.broadcast_to(u, shape).ravel(), n) for u, n in zip(us, self.c.shape, strict=True)]
-        letters = "abcdefg"[: len(us)]
-        expr = letters + "," + ",".join("m" + ch for ch in letters) + "->m"
-        return jnp.einsum(expr, self.c, *bases).reshape(shape)
+        return _evaluate(self.c, tuple(jnp.asarray(x, dtype=float) for x in xs), self._static)
+
+
+@functools.partial(jax.jit, static_argnames=("axes",))
+def _evaluate(c, xs, axes):
+    """Σ c_{ij..} T_i(u_1) T_j(u_2) … at the points ``xs`` (broadcast); jitted, as eager calls
+    of the recurrences cost ~0.1 s each."""
+    us = []
+    for (name, a, b), x in zip(axes, xs, strict=True):
+        v = 1.0 / x if name == "width" else x
+        us.append(2 * (v - a) / (b - a) - 1)
+    shape = jnp.broadcast_shapes(*(u.shape for u in us))
+    bases = [_basis(jnp.broadcast_to(u, shape).ravel(), n) for u, n in zip(us, c.shape, strict=True)]
+    letters = "abcdefg"[: len(us)]
+    expr = letters + "," + ",".join("m" + ch for ch in letters) + "->m"
+    return jnp.einsum(expr, c, *bases).reshape(shape)
 
 
 def _basis(u, n):
