@@ -69,3 +69,14 @@ def test_wdm_channel_plan(tmp_path):
         assert not search.feasible and search.reason
     assert np.min(out["single_family"].values) >= out["common_fsr_bound_db"] - 0.5
     assert not out["seed_check"].in_band  # 32 × 1.6 nm does not fit the 35 nm C band
+
+
+def test_prototype_dot_product():
+    """Balanced currents = g Σ R c P w (the readout identity); with equal R·c they would be g·R·c·P·(w·q)."""
+    out = load("prototype_dot_product").main(n=2)
+    assert out["residual"] < 1e-9 and 0 < out["g"] < 1
+    np.testing.assert_allclose(out["currents_a"], out["identity_a"], rtol=1e-7, atol=1e-9 * np.abs(out["currents_a"]).max())
+    # readout − w·q = Σ_l (s_kl/⟨s_k⟩ − 1) w_kl q_l, bounded by the spread of R·c over the channels
+    bound = out["path_spread"] * (np.abs(out["w"]) @ out["q"])
+    assert np.all(np.abs(out["readout"] - out["exact"]) <= bound * (1 + 1e-9) + 1e-9 * np.abs(out["exact"]).max())
+    assert np.all(out["path_spread"] < 0.1)  # R(λ) and the path vary by a few % over 1.6 nm
