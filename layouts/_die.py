@@ -157,7 +157,7 @@ def main(build, default_out: str, doc: str, argv: list[str] | None = None) -> tu
     violations = []
     if not a.no_drc:
         t = time.perf_counter()
-        violations = drc(c)
+        violations = drc(c, deep=True)  # hierarchical engine: a 256×32 bank die in minutes
         print(f"DRC: {'clean' if not violations else f'{len(violations)} violation(s)'} "
               f"({time.perf_counter() - t:.1f} s)")
         for v in violations:

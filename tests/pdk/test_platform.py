@@ -79,3 +79,17 @@ def test_dispersion_defaults_are_the_stack():
     for fn in (dispersion.neff, dispersion.ng, dispersion.eo_overlap, dispersion.coupling_per_um):
         p = inspect.signature(fn).parameters
         assert p["etch_depth"].default == stack.ETCH_DEPTH and p["film_thickness"].default == stack.FILM_THICKNESS
+
+
+def test_deep_drc_equals_flat_drc_on_a_hierarchy():
+    """The hierarchical engine (``deep=True``) reports the same rules and marker counts as the flat one."""
+    sub = gf.Component()
+    sub.add_polygon([(0, 0), (10, 0), (10, 0.1), (0, 0.1)], layer=LAYER.LN_RIDGE)  # thin ridge, no slab
+    sub.add_polygon([(0, 2), (10, 2), (10, 3), (0, 3)], layer=LAYER.ELECTRODE)  # 1 µm metal
+    top = gf.Component()
+    for i in range(3):
+        (top << sub).dmove((0, 20 * i))
+    flat = [str(v) for v in drc(top)]
+    assert len(flat) == 4 and all("3 marker(s)" in v for v in flat)
+    assert [str(v) for v in drc(top, deep=True)] == flat
+    assert drc(gf.components.straight(length=5, cross_section=xs_ridge()), deep=True) == []
