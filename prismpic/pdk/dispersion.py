@@ -99,12 +99,13 @@ class _Fit:
     """A tensor-product Chebyshev interpolant, evaluated in jnp."""
 
     def __init__(self, grid: dict, coeffs: np.ndarray, extra: tuple = ()):
-        self.axes = [(k, *v[:2]) for k, v in grid.items()] + list(extra)
+        axes = [(k, *v[:2]) for k, v in grid.items()] + list(extra)
+        # (name, a, b) per axis, the interval mapped onto [−1, 1]; hashable, a static jit argument
+        self.axes = tuple((name, *map(float, _bounds(name, lo, hi))) for name, lo, hi in axes)
         self.c = jnp.asarray(coeffs)
-        self._static = tuple((name, *map(float, _bounds(name, lo, hi))) for name, lo, hi in self.axes)
 
     def __call__(self, *xs):
-        return _evaluate(self.c, tuple(jnp.asarray(x, dtype=float) for x in xs), self._static)
+        return _evaluate(self.c, tuple(jnp.asarray(x, dtype=float) for x in xs), self.axes)
 
 
 @functools.partial(jax.jit, static_argnames=("axes",))
