@@ -46,24 +46,24 @@ def main(argv=None) -> None:
     import numpy as np
 
     import prismpic
-    from prismpic.circuits import prism_bank as pb
+    from prismpic.circuits import bank_layout, bank_model
 
     prismpic.get_pdk()
     n, d = a.channels, a.d
-    ch = pb.channel_plan_um(d)
+    ch = bank_model.channel_plan_um(d)
     wl = jnp.linspace(float(ch[0]) - 0.002, float(ch[-1]) + 0.002, a.n_wl)
     rng = np.random.default_rng(0)
     volts = jnp.asarray(rng.uniform(-20, 20, (n, d)))
     powers = jnp.asarray(rng.uniform(0, 1e-3, a.n_wl))
     weights = jnp.asarray(rng.normal(size=n))
     t = time.perf_counter()
-    pb.plan_radii(d)
-    pb.prism_row(radii=pb.plan_radii(d))  # the readout geometry comes from the layout cells
+    bank_model.plan_radii(d)
+    bank_layout.prism_row(radii=bank_model.plan_radii(d))  # the readout geometry comes from the layout cells
     print(f"setup (radii, row cell): {time.perf_counter() - t:.1f} s, peak RSS {_rss_mib():.0f} MiB")
     rss0 = _rss_mib()
 
     def currents(v):
-        e_drop, e_thr = pb.prism_bank_fields(wl, v, d=d)
+        e_drop, e_thr = bank_layout.prism_bank_fields(wl, v, d=d)
         return jnp.sum(powers * (jnp.abs(e_drop) ** 2 - jnp.abs(e_thr) ** 2), axis=-1)
 
     fwd = jax.jit(currents)

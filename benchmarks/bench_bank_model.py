@@ -42,12 +42,12 @@ def bench(n: int, d: int, n_wl: int, repeat: int) -> dict:
     import sax
 
     import prismpic
-    from prismpic.circuits import prism_bank as pb
-    from prismpic.circuits.prototype import ABSORBERS, flat_netlist
+    from prismpic.circuits import bank_layout
+    from prismpic.circuits.netlists import ABSORBERS, flat_netlist
 
     models = prismpic.get_pdk().models
     t = time.perf_counter()
-    bank = pb.prism_bank(n_channels=n, d=d)
+    bank = bank_layout.prism_bank(n_channels=n, d=d)
     net, placements = flat_netlist(bank, models)
     t_layout = time.perf_counter() - t
     dets = sorted((k for k, v in placements.items() if v[0] in ABSORBERS), key=lambda k: placements[k][2])
@@ -69,7 +69,7 @@ def bench(n: int, d: int, n_wl: int, repeat: int) -> dict:
     s, s_first, s_run = _timed(lambda: jax.block_until_ready(circuit(wl=wl, **settings)), repeat)
 
     def fast():
-        return jax.block_until_ready(pb.prism_bank_fields(wl, volts, d=d))
+        return jax.block_until_ready(bank_layout.prism_bank_fields(wl, volts, d=d))
 
     (fd, ft), f_first, f_run = _timed(fast, repeat)
     err = 0.0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _die  # noqa: E402
+import die_frame  # noqa: E402
 
 BANK = dict(n_rows=256, d=32, ring_spacing=10.0, pad_size=54.0)
 
@@ -29,8 +29,8 @@ def build(**params):
         f"{p['d']} ch x {p['spacing_nm']:g} nm @ {p['center_nm']:g} nm, {p['n_rows'] * p['d']} rings",
         "prismpic",
     ]
-    return _die.die(core, tuple(labels))
+    return die_frame.die(core, tuple(labels))
 
 
 if __name__ == "__main__":
-    _die.run(build, "prism_bank_256x32.gds", __doc__)
+    die_frame.run(build, "prism_bank_256x32.gds", __doc__)

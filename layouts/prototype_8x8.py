@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _die  # noqa: E402
+import die_frame  # noqa: E402
 
 
 def build(**params):
@@ -26,8 +26,8 @@ def build(**params):
         f"{p['d']} ch x {p['spacing_nm']:g} nm @ {p['center_nm']:g} nm, gap {p['gap'] * 1e3:.0f} nm",
         "prismpic",
     ]
-    return _die.die(core, tuple(labels))
+    return die_frame.die(core, tuple(labels))
 
 
 if __name__ == "__main__":
-    _die.run(build, "prototype_8x8.gds", __doc__)
+    die_frame.run(build, "prototype_8x8.gds", __doc__)

@@ -17,16 +17,16 @@ import gdsfactory as gf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _die  # noqa: E402
+import die_frame  # noqa: E402
 
-TILE = dict(rows=16, cols=16, row_pitch=2 * _die.FIBER_PITCH)
+TILE = dict(rows=16, cols=16, row_pitch=2 * die_frame.FIBER_PITCH)
 TAPER_LENGTH = 200.0  # µm, edge couplers
 PAD_SIZE = 80.0  # µm
 LEAD = 5.0  # µm, SOA plate edge to its pad
 
 
 @gf.cell
-def ptu_tile_core(rows: int = 16, cols: int = 16, row_pitch: float = 2 * _die.FIBER_PITCH,
+def ptu_tile_core(rows: int = 16, cols: int = 16, row_pitch: float = 2 * die_frame.FIBER_PITCH,
                   taper_length: float = TAPER_LENGTH, **ptu_params) -> gf.Component:
     """``ptu`` with an edge coupler on each row input (west facets at x = 0) and output (east), and SOA pads.
 
@@ -46,7 +46,7 @@ def ptu_tile_core(rows: int = 16, cols: int = 16, row_pitch: float = 2 * _die.FI
     t.dmove((taper_length, 0.0))
     ec = edge_coupler(taper_length=taper_length)
     east_x = t.ports[f"o{rows + 1}"].dcenter[0] + taper_length
-    extra = round(_die._snap_up(east_x + 50.0) - east_x, 3)  # east facets on the 100 µm grid
+    extra = round(die_frame.snap_up(east_x + 50.0) - east_x, 3)  # east facets on the 100 µm grid
     fill = straight(length=extra)
     for r in range(rows):
         w = c << ec
@@ -83,8 +83,8 @@ def build(**params):
         "column wires: 2nd metal (not drawn)",
         "prismpic",
     ]
-    return _die.die(core, tuple(labels), east_facets=True)
+    return die_frame.die(core, tuple(labels), east_facets=True)
 
 
 if __name__ == "__main__":
-    _die.run(build, "ptu_tile_16x16.gds", __doc__)
+    die_frame.run(build, "ptu_tile_16x16.gds", __doc__)

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 
 def get_pdk():
-    """Return the prismpic gdsfactory PDK (activated); see ``prismpic.pdk.pdk``."""
-    from prismpic.pdk.pdk import get_pdk as _get_pdk
+    """Return the prismpic gdsfactory PDK (activated); see ``prismpic.pdk_registry``."""
+    from prismpic.pdk_registry import get_pdk as build
 
-    return _get_pdk()
+    return build()

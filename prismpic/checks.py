@@ -67,6 +67,13 @@ def check_range(
     return value
 
 
+def check_between(name: str, value, lo, hi, *, unit: str = "µm"):
+    """``check_range`` with bounds that may depend on other, possibly traced, parameters (skipped when they are)."""
+    lo_c, hi_c = concrete(lo), concrete(hi)
+    if lo_c is not None and hi_c is not None:
+        check_range(name, value, float(lo_c), float(hi_c), unit=unit)
+
+
 def check_positive(name: str, value, *, unit: str = ""):
     """Raise ``ValueError`` unless ``value`` > 0 (finite)."""
     return check_range(name, value, 0.0, math.inf, unit=unit, lo_open=True, hi_open=True)

@@ -62,15 +62,10 @@ def parse_settings(items: list[str] | None) -> dict:
 
 
 def load_params(path: Path | None) -> dict:
-    """Read a JSON parameter file (e.g. written by ``prismpic calibrate``)."""
-    if path is None:
-        return {}
-    if not path.is_file():
-        raise ValueError(f"params = {str(path)!r} is not a readable file")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"params = {str(path)!r} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    """A parameter file (e.g. written by ``prismpic calibrate``), checked by ``calibration.load_params``; {} for None."""
+    from prismpic.analysis.calibration import load_params as load_checked
+
+    return {} if path is None else load_checked(path)
 
 
 @app.command()
@@ -102,6 +97,7 @@ def layout(
 ):
     """Write the GDS of any registered cell or circuit."""
     import prismpic
+    from prismpic.fileio import write_gds_atomic
     from prismpic.pdk import drc
 
     pdk = prismpic.get_pdk()
@@ -114,9 +110,7 @@ def layout(
         raise ValueError(f"--set for {name}: {e}") from None
     out = out or Path("layouts/build") / f"{name}.gds"
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.gds")
-    comp.write_gds(tmp)
-    tmp.replace(out)
+    write_gds_atomic(comp, out)
     violations = drc(comp)
     console.print(
         f"wrote {out} ({comp.dxsize:.1f} × {comp.dysize:.1f} µm); DRC: "

@@ -6,13 +6,14 @@ and returns the measured figure (e.g. the largest singular value) when it passes
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import sax
+
+from prismpic.components.model_signature import cell_defaults
 
 BAND_UM = (1.50, 1.60)
 
@@ -141,14 +142,6 @@ def check_model(
         check_reciprocal(model, **params)
     for name, value in (grad_params or {}).items():
         check_gradient(model, name, value, **params)
-
-
-def cell_defaults(cell: Callable) -> dict:
-    """Keyword defaults of a gdsfactory cell function."""
-    fn = inspect.unwrap(cell)
-    return {
-        k: p.default for k, p in inspect.signature(fn).parameters.items() if p.default is not inspect.Parameter.empty
-    }
 
 
 def check_cell_matches_model(cell: Callable, model: Callable, component=None) -> None:

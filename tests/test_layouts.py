@@ -35,7 +35,7 @@ def test_prototype_8x8_die(tmp_path):
     assert drc(c) == []
     _facets_on_edges(c)
     assert len([p for p in c.ports if p.port_type == "electrical"]) == 8 * (8 + 4)  # 8 rings + ground + 3 PD pads
-    path = mod._die.write(c, tmp_path / "p.gds")
+    path = mod.die_frame.write(c, tmp_path / "p.gds")
     assert path.stat().st_size > 0 and (tmp_path / "prismpic.lyp").is_file()
 
 

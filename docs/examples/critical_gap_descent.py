@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 from prismpic.pdk.rules import RULES
 
 
@@ -32,10 +32,10 @@ def descend(kind: str = "all_pass", steps: int = 60, gap0: float = 0.5) -> dict:
     Δgap = −f·∇f/|∇f|², halved until f decreases (Armijo backtracking), projected onto the
     gap range. Near the root f ≈ k(gap − g*)², so each step halves the distance to g*.
     """
-    held = {} if kind == "all_pass" else {"gap_drop": rings.GAP}  # gap_drop=None would tie it to gap
+    held = {} if kind == "all_pass" else {"gap_drop": ring_physics.GAP}  # gap_drop=None would tie it to gap
     lam = rings.resonance_wavelength(1.55, kind, **held)
     model = rings.ring_all_pass_model if kind == "all_pass" else rings.ring_add_drop_model
-    lo, hi = RULES.min_ridge_gap, rings.MAX_GAP
+    lo, hi = RULES.min_ridge_gap, ring_physics.MAX_GAP
 
     def through_power(gap):
         return jnp.abs(model(wl=lam, gap=gap, **held)[("o1", "o2")]) ** 2
@@ -63,12 +63,12 @@ def descend(kind: str = "all_pass", steps: int = 60, gap0: float = 0.5) -> dict:
 
 def main(quick: bool = False, out_dir: Path | None = None) -> dict:
     """Run the descent for the all-pass and the add-drop ring; compare with ``critical_gap``; draw the path."""
-    rings.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
+    ring_physics.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
     steps = 40 if quick else 60
     out = {}
     for kind in ("all_pass", "add_drop"):
         res = descend(kind, steps=steps)
-        extra = {} if kind == "all_pass" else {"gap_drop": rings.GAP}
+        extra = {} if kind == "all_pass" else {"gap_drop": ring_physics.GAP}
         try:
             res["critical_gap_brent"] = rings.critical_gap(res["resonance_um"], kind, **extra)
         except ValueError as e:  # no root in the gap range: the descent ends on a bound

@@ -2,7 +2,7 @@
 
 Each sampled ring has film thickness t0 + δt and ridge width w0 + δw, δ ~ N(0, σ²) drawn
 independently per ring. Its resonance of the design order m solves θ(λ; t, w) = 2πm (the
-round-trip phase of ``rings.ring_round_trip``; Newton's method, jittable), vectorised over
+round-trip phase of ``ring_physics.ring_round_trip``; Newton's method, jittable), vectorised over
 the samples with ``prismpic.analysis.sweep`` (zipped axes), which also returns the
 sensitivities ∂λ/∂t and ∂λ/∂w by forward-mode differentiation. The shift Δλ from the
 design resonance must be trimmed by the Pockels tuning, whose range is
@@ -27,7 +27,7 @@ import numpy as np
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.analysis.sweep import sweep
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import FILM_THICKNESS
 
@@ -37,10 +37,10 @@ SPREADS = ((0.002, 0.01), (0.005, 0.02), (0.01, 0.05))
 
 def resonance_fn(wl0: float = 1.55):
     """(λ_design (µm), FSR (nm), f(film_thickness, width) → resonance (µm) of the design order), f jitted."""
-    p = rings._params("add_drop", {})
+    p = rings.ring_params("add_drop", {})
 
     def theta(wl, film, width):
-        return rings.ring_round_trip(wl, p["radius"], width, p["gap"], p["gap_drop"], p["electrode_gap"],
+        return ring_physics.ring_round_trip(wl, p["radius"], width, p["gap"], p["gap_drop"], p["electrode_gap"],
                                      p["electrode_coverage"], film, p["etch_depth"], p["loss_db_per_cm"])[1]
 
     m = round(float(jax.jit(theta)(wl0, p["film_thickness"], p["width"])) / (2 * math.pi))  # the order nearest wl0
@@ -54,17 +54,17 @@ def resonance_fn(wl0: float = 1.55):
         return jax.lax.fori_loop(0, 6, body, jnp.asarray(wl0))
 
     lam0 = float(resonance(p["film_thickness"], p["width"]))
-    ng = float(rings.ring_ng(lam0, p["radius"], p["width"], p["film_thickness"], p["etch_depth"]))
+    ng = float(ring_physics.ring_ng(lam0, p["radius"], p["width"], p["film_thickness"], p["etch_depth"]))
     fsr_nm = lam0**2 / (ng * 2 * math.pi * p["radius"]) * 1e3  # FSR = λ²/(n_g L)
     return lam0, fsr_nm, resonance
 
 
 def main(quick: bool = False, out_dir: Path | None = None, n_samples: int | None = None, seed: int = 0) -> dict:
     """Monte Carlo yield for the spreads in ``SPREADS``; returns one row per spread."""
-    rings.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
+    ring_physics.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
     n = n_samples or (400 if quick else 4000)
     lam0, fsr_nm, resonance = resonance_fn()
-    trim_nm = float(rings.ring_tuning_pm_per_v(lam0)) * RULES.max_electrode_voltage_v * 1e-3
+    trim_nm = float(ring_physics.ring_tuning_pm_per_v(lam0)) * RULES.max_electrode_voltage_v * 1e-3
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((2, n))  # common random numbers for every spread
     rows = []

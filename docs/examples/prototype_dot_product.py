@@ -3,19 +3,22 @@
 Programs the rings of ``prototype`` for the weights w_kl = cos(π(k+1)(l+½)/n) (3 decimals),
 sends query powers q = 0.2…1.0 (1 mW per channel before the chip), and prints the balanced
 photocurrents beside (a) g Σ_λ R(λ) c_k(λ) P_λ w_kλ, the physics identity of the balanced
-readout (c_k the common path: edge coupler, feed, tree output k), and (b) the exact dot
-product w·q, which the readout matches only once the input powers are equalised per λ.
+readout (c_k the common path: edge coupler, feed, tree output k; ``prototype_common_path``),
+and (b) the exact dot product w·q, which the readout matches only once the input powers are
+equalised per λ.
 Run: python docs/examples/prototype_dot_product.py
 """
 
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.circuits.prototype import prototype, prototype_channels_um, prototype_currents_a, prototype_program
-from prismpic.circuits.splitter_tree import splitter_tree_fast
+from prismpic.circuits.prototype import (
+    prototype_channels_um,
+    prototype_common_path,
+    prototype_currents_a,
+    prototype_program,
+)
 from prismpic.components.detectors import responsivity_a_per_w
-from prismpic.components.io import edge_coupler_model
-from prismpic.components.waveguides import straight_model
 
 
 def main(n: int = 8, p0_w: float = 1e-3) -> dict:
@@ -28,12 +31,8 @@ def main(n: int = 8, p0_w: float = 1e-3) -> dict:
     volts, g, residual = prototype_program(w, **layout)
     ch = prototype_channels_um(**layout)
     currents = np.asarray(prototype_currents_a(p0_w * q, volts, **layout))
-    proto = prototype(**layout)
-    ec = edge_coupler_model(wl=ch)[("o1", "o2")]
-    tree = splitter_tree_fast(ch, n, pitch=proto.info["row_pitch"])
-    feed = straight_model(wl=ch, length=proto.info["feed_length"])[("o1", "o2")]
-    c = np.abs(np.asarray(ec * feed)[:, None] * np.asarray(tree)) ** 2  # (λ, row)
-    scale = g * np.asarray(responsivity_a_per_w(ch))[None, :] * c.T * p0_w  # (row, λ) A per unit weight·q
+    c = np.abs(np.asarray(prototype_common_path(ch, **layout))) ** 2  # (row, λ)
+    scale = g * np.asarray(responsivity_a_per_w(ch))[None, :] * c * p0_w  # (row, λ) A per unit weight·q
     identity = np.einsum("kl,kl,l->k", scale, w, q)
     return {"w": w, "q": q, "g": g, "residual": residual, "currents_a": currents, "identity_a": identity,
             "exact": w @ q, "readout": currents / scale.mean(axis=1),

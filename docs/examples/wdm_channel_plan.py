@@ -22,11 +22,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.analysis import crosstalk
+from prismpic.analysis import channel_plan
 from prismpic.analysis.sweep import sweep
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 
-C_BAND_NM = crosstalk.C_BAND_NM
+C_BAND_NM = channel_plan.C_BAND_NM
 FAMILIES = ("per_channel_radii", "vernier")
 
 
@@ -38,16 +38,16 @@ def single_family_worst_db(spacings_nm, d: int = 32, center_nm: float = 1550.0, 
     channel i relative to its peak is the Airy ratio (1 − x)²/(1 − 2x cos φ + x²), φ its
     round-trip phase offset from resonance, with x = t1·t2·a of the ring.
     """
-    p = rings._params("add_drop", {})
-    t1, _, t2, _ = (float(v) for v in rings._couplers(center_nm * 1e-3, p["gap"], p["gap_drop"], radius, p["width"],
+    p = rings.ring_params("add_drop", {})
+    t1, _, t2, _ = (float(v) for v in ring_physics.coupler_fields(center_nm * 1e-3, p["gap"], p["gap_drop"], radius, p["width"],
                                                        p["film_thickness"], p["etch_depth"], 0.0))
-    a, _ = rings.ring_round_trip(center_nm * 1e-3, radius)
+    a, _ = ring_physics.ring_round_trip(center_nm * 1e-3, radius)
     x = t1 * t2 * float(a)
     idx = jnp.arange(d)
 
     def worst(spacing_nm):
         lam = (center_nm + spacing_nm * (idx - (d - 1) / 2)) * 1e-3
-        theta = rings.ring_round_trip(lam, radius)[1]  # phase of the family at each channel
+        theta = ring_physics.ring_round_trip(lam, radius)[1]  # phase of the family at each channel
         # ring j is tuned so that θ_j(λ_j) = 2πm: its phase at λ_i is θ(λ_i) − θ(λ_j) (same radius family)
         phi = theta[:, None] - theta[None, :]
         ratio = (1 - x) ** 2 / (1 - 2 * x * jnp.cos(phi) + x**2)
@@ -57,21 +57,21 @@ def single_family_worst_db(spacings_nm, d: int = 32, center_nm: float = 1550.0, 
     res = sweep(worst, {"spacing_nm": np.asarray(spacings_nm, float)}, quantity="value", label="worst_db",
                 check=False)
     lam = center_nm * 1e-3
-    fsr_nm = lam**2 / (float(rings.ring_ng(lam, radius)) * 2 * np.pi * radius) * 1e3  # FSR = λ²/(n_g L)
+    fsr_nm = lam**2 / (float(ring_physics.ring_ng(lam, radius)) * 2 * np.pi * radius) * 1e3  # FSR = λ²/(n_g L)
     fwhm_nm = fsr_nm * 2 / np.pi * np.arcsin((1 - x) / (2 * np.sqrt(x)))  # Airy FWHM of x = t1 t2 a
-    return res, crosstalk.common_fsr_bound_db(d, fsr_nm, fwhm_nm)
+    return res, channel_plan.common_fsr_bound_db(d, fsr_nm, fwhm_nm)
 
 
 def main(quick: bool = False, out_dir: Path | None = None, d: int = 32, target_db: float = -20.0) -> dict:
     """Search and verify a plan meeting ``target_db`` for d channels in the C band."""
-    rings.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
+    ring_physics.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
     out = {"searches": {}}
     # simplest first: one ring per channel with its own radius, then Vernier pairs (quick: Vernier only)
     for family in FAMILIES[-1:] if quick else FAMILIES:
         kw = {"n_spacings": 40, "n_verify": 2} if quick else {}
         if family == "vernier" and quick:
             kw["n_radius_b"] = 4
-        search = crosstalk.optimize_channel_plan(d, C_BAND_NM, target_db, family=family, **kw)
+        search = channel_plan.optimize_channel_plan(d, C_BAND_NM, target_db, family=family, **kw)
         out["searches"][family] = search
         out.update(search=search, feasible=search.feasible, reason=search.reason, family=family)
         if search.best is not None:
@@ -79,13 +79,13 @@ def main(quick: bool = False, out_dir: Path | None = None, d: int = 32, target_d
         print(f"{family}: no plan meets {target_db:g} dB: {search.reason}")
     if search.best is not None:
         plan = search.best
-        check = crosstalk.check_channel_plan(plan.channels_um, plan.radii, target_db, band_nm=C_BAND_NM)
+        check = channel_plan.check_channel_plan(plan.channels_um, plan.radii, target_db, band_nm=C_BAND_NM)
         out.update(plan=plan, check=check)
         print(f"{family} plan: {d} channels at {plan.spacing_nm:.4f} nm from {plan.channels_um[0] * 1e3:.3f} nm, "
               f"radii {plan.radii.min():.3f}–{plan.radii.max():.3f} µm; worst crosstalk {check.worst_db:.2f} dB "
               f"(target {target_db:g} dB): {check.reason}")
-    seed_ch, seed_r = crosstalk.seed_plan(d)
-    seed = crosstalk.check_channel_plan(seed_ch, seed_r, target_db, band_nm=C_BAND_NM)
+    seed_ch, seed_r = channel_plan.seed_plan(d)
+    seed = channel_plan.check_channel_plan(seed_ch, seed_r, target_db, band_nm=C_BAND_NM)
     out["seed_check"] = seed
     print(f"seed plan (1.6 nm, one radius family): worst {seed.worst_db:.2f} dB — {seed.reason}")
     spacings = np.linspace(0.3, (C_BAND_NM[1] - C_BAND_NM[0]) / (d - 1), 40 if quick else 300)

@@ -3,9 +3,9 @@
 A PRISM bank (d rings per channel, one channel per KV block, ``prism_bank``) is programmed
 at ΔT = 0 to the block signatures (``program_weights``: the full bank model inverted).
 The chip then warms slowly, ΔT(t) a ramp. Each ring's round-trip phase is exactly linear
-in voltage and temperature, θ = θ0 + V·θ_V + ΔT·θ_T (``rings.ring_round_trip``), so the
+in voltage and temperature, θ = θ0 + V·θ_V + ΔT·θ_T (``ring_physics.ring_round_trip``), so the
 phase the drift adds is cancelled by ΔV = −ΔT·θ_T/θ_V per ring, with θ_T and θ_V of that
-ring at its own channel (``prism_bank.ring_columns``).
+ring at its own channel (``bank_model.ring_columns``).
 
 The loop: a monitor reads the chip temperature (e.g. a reference ring's resonance shift
 divided by its thermal tuning) with noise σ, ``updates_per_step`` times per time step (so
@@ -27,30 +27,30 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.analysis import recall
-from prismpic.circuits import prism_bank
-from prismpic.components import rings
+from prismpic.analysis import recall, recall_seed
+from prismpic.circuits import bank_model, weight_programming
+from prismpic.components import ring_physics
 from prismpic.pdk.rules import RULES
 
 
 def main(quick: bool = False, out_dir: Path | None = None, drift_k: float = 2.0, sensor_noise_k: float = 0.02,
          updates_per_step: int = 20, seed: int = 0, k: int = 8) -> dict:
     """Recall@k versus time under a thermal ramp of ``drift_k`` kelvin, with and without the lock loop."""
-    rings.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
+    ring_physics.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
     d, n_blocks, n_queries, steps = (8, 40, 24, 6) if quick else (16, 200, 100, 21)
-    sig = recall.seed_signatures(n_blocks, n_queries, d=d, seed=seed)
+    sig = recall_seed.seed_signatures(n_blocks, n_queries, d=d, seed=seed)
     targets = np.asarray(sig.blocks)
     queries = np.asarray(sig.queries)
-    channels = prism_bank.channel_plan_um(d, 1.6)
-    radii = prism_bank.bank_radii(channels)
-    gain = prism_bank.weight_gain(channels, radii)
-    v0, residual = prism_bank.program_weights(targets, channels, radii, gain=gain)
+    channels = bank_model.channel_plan_um(d, 1.6)
+    radii = bank_model.bank_radii(channels)
+    gain = weight_programming.weight_gain(channels, radii)
+    v0, residual = weight_programming.program_weights(targets, channels, radii, gain=gain)
     v0 = np.asarray(v0)
-    cols = prism_bank.ring_columns(channels, radii)
+    cols = bank_model.ring_columns(channels, radii)
     j = np.arange(d)
     v_per_k = np.asarray(cols["theta_t"])[j, j] / np.asarray(cols["theta_v"])[j, j]  # V that cancel 1 K
     lam0 = float(channels[d // 2])
-    pm_per_k = float(rings.ring_tuning_pm_per_v(lam0)) * float(np.mean(np.abs(v_per_k)))
+    pm_per_k = float(ring_physics.ring_tuning_pm_per_v(lam0)) * float(np.mean(np.abs(v_per_k)))
     ideal = queries @ targets.T
     rng = np.random.default_rng(seed)
     temps = drift_k * np.linspace(0.0, 1.0, steps)
@@ -62,7 +62,7 @@ def main(quick: bool = False, out_dir: Path | None = None, drift_k: float = 2.0,
         measured = max(dt - lag, 0.0) + sensor_noise_k * rng.standard_normal()  # the last update's reading
         for mode in ("free", "locked"):
             v = v0 if mode == "free" else np.clip(v0 - measured * v_per_k[None, :], -vmax, vmax)
-            w = np.asarray(prism_bank.balanced_weights(channels, radii, jnp.asarray(v), delta_t_k=float(dt))) / gain
+            w = np.asarray(bank_model.balanced_weights(channels, radii, jnp.asarray(v), delta_t_k=float(dt))) / gain
             hits = recall.recall_at_k(queries @ w.T, ideal, k)
             out[f"recall_{mode}"].append(float(np.mean(hits)))
             out[f"weight_error_{mode}"].append(float(np.sqrt(np.mean((w - targets) ** 2))))

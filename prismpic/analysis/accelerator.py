@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from prismpic.checks import check_choice, check_range
-
-READOUTS = ("broadband", "per_wavelength")
+from prismpic.circuits.ptu_model import READOUTS
 
 
 @dataclass(frozen=True)

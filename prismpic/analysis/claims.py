@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from prismpic.analysis.channel_plan import C_BAND_NM
+
 VERDICTS = ("consistent", "inconsistent", "needs-data")
 SEEDS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "SEEDS.md"
 
@@ -117,14 +119,16 @@ def _link_seed(ctx):
 
 
 def _recall_rows(ctx):
-    from prismpic.analysis.recall import RecallConfig, recall_table
+    from prismpic.analysis.recall import RecallConfig
+    from prismpic.analysis.recall_seed import recall_table
 
     return _get(ctx, "recall", lambda: recall_table(base=RecallConfig(fwhm_nm=_ring_specs(ctx)["fwhm_nm"])))
 
 
 def _recall_at(ctx, key, **changes):
     """Recall@8 (mean, CI) on the seed's 500-block setup with impairments ``changes``."""
-    from prismpic.analysis.recall import PATHS, RecallConfig, seed_signatures, simulate_recall
+    from prismpic.analysis.recall import PATHS, RecallConfig, simulate_recall
+    from prismpic.analysis.recall_seed import seed_signatures
 
     def run():
         sig = _get(ctx, "seed_signatures", lambda: seed_signatures(500, 100))
@@ -136,7 +140,6 @@ def _recall_at(ctx, key, **changes):
 
 
 # ----------------------------------------------------------------------------- S1: PRISM
-C_BAND_NM = (1530.0, 1565.0)
 
 
 @claim("S1-02")
@@ -200,7 +203,8 @@ def _s1_05(ctx):
 
 @claim("S1-06")
 def _s1_06(ctx):
-    from prismpic.circuits.prism_bank import bank_radii, channel_plan_um, weight_gain
+    from prismpic.circuits.bank_model import bank_radii, channel_plan_um
+    from prismpic.circuits.weight_programming import weight_gain
 
     ch = channel_plan_um(8, 1.6)
     g = _get(ctx, "weight_gain_8", lambda: weight_gain(ch, bank_radii(ch)))
@@ -353,9 +357,9 @@ def _s1_17(ctx):
 
 def _tree_path_um(n: int, pitch: float = 127.0) -> float:
     """Longest optical path (µm) of a routed 1×n tree plus one 32-ring channel."""
-    from prismpic.circuits.prism_bank import RING_SPACING
+    from prismpic.circuits.bank_model import RING_SPACING
     from prismpic.circuits.splitter_tree import STUB
-    from prismpic.components.rings import default_bus_length
+    from prismpic.components.ring_physics import default_bus_length
     from prismpic.components.waveguides import euler_length
 
     levels = int(math.log2(n))

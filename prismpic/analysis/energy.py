@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from scipy.constants import c
+
 from prismpic.checks import check_positive, check_range
 
-C_UM_PER_PS = 299.792458  # speed of light, µm/ps
+C_UM_PER_PS = c / 1e6  # speed of light, µm/ps
 
 
 @dataclass(frozen=True)

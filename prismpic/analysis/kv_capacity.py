@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 
+from scipy.constants import c, h
+
 from prismpic.checks import check_positive, check_range
 
-C_M_PER_S = 299_792_458.0
-H_J_S = 6.62607015e-34
+C_M_PER_S = c  # m/s (scipy.constants)
+H_J_S = h  # J s
 
 
 def loop_delay_s(length_m: float, ng: float = 1.0) -> float:

@@ -82,7 +82,7 @@ def _bank_insertion_db(d: int, spacing_nm: float, ring: dict) -> tuple[float, fl
     """Worst channel's drop-path loss (dB) through a programmed-to-+1 bank, and its index."""
     import jax.numpy as jnp
 
-    from prismpic.circuits.prism_bank import bank_fields, bank_radii, channel_plan_um
+    from prismpic.circuits.bank_model import bank_fields, bank_radii, channel_plan_um
 
     ch = channel_plan_um(d, spacing_nm)
     radii = bank_radii(ch, **{k: v for k, v in ring.items() if k != "radius"})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from prismpic.fileio import atomic_dir, jsonable
 
 
 @dataclass
@@ -76,7 +77,7 @@ def _ring(ctx: ReportContext) -> dict:
     import jax.numpy as jnp
 
     from prismpic.analysis.spectra import analyze_spectrum, plot_spectrum
-    from prismpic.components import rings
+    from prismpic.components import ring_physics, rings
 
     ring = dict(ctx.params.get("ring", {}))
     kind = ctx.params.get("ring_kind", "add_drop")
@@ -93,7 +94,7 @@ def _ring(ctx: ReportContext) -> dict:
     ctx.results["ring_specs"] = specs
     return {
         "radius_um": ring.get("radius", rings.RING_RADIUS),
-        "gap_um": ring.get("gap", rings.GAP),
+        "gap_um": ring.get("gap", ring_physics.GAP),
         "ng": specs["ng"],
         "fsr_nm": specs["fsr_nm"],
         "fwhm_nm": specs["fwhm_nm"],
@@ -120,7 +121,8 @@ def _critical_gap(ring: dict):
 
 
 def _crosstalk(ctx: ReportContext) -> dict:
-    from prismpic.analysis.crosstalk import crosstalk_matrix, plot_crosstalk, seed_plan
+    from prismpic.analysis.channel_plan import seed_plan
+    from prismpic.analysis.crosstalk import crosstalk_matrix, plot_crosstalk
 
     ring = {k: v for k, v in ctx.params.get("ring", {}).items() if k != "radius"}
     channels, radii = seed_plan(**ring)
@@ -158,7 +160,8 @@ def _noise(ctx: ReportContext) -> dict:
 
 
 def _recall(ctx: ReportContext) -> dict:
-    from prismpic.analysis.recall import RecallConfig, plot_recall, recall_table
+    from prismpic.analysis.recall import RecallConfig
+    from prismpic.analysis.recall_seed import plot_recall, recall_table
 
     fwhm = ctx.results["ring_specs"]["fwhm_nm"]
     rows = recall_table(base=RecallConfig(fwhm_nm=fwhm))
@@ -215,20 +218,6 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("layout", _layout),
     ("claims", _claims),
 ]
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.generic | np.ndarray):
-        return _jsonable(x.tolist())
-    if hasattr(x, "tolist") and hasattr(x, "dtype"):
-        return _jsonable(np.asarray(x).tolist())
-    if isinstance(x, float) and not np.isfinite(x):
-        return None
-    return x
 
 
 def _html(report: dict, figures: dict[str, str], workdir: Path) -> str:
@@ -295,9 +284,7 @@ def write_report(
     """
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
-    parent = out_dir.resolve().parent
-    work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=parent))
-    try:
+    with atomic_dir(out_dir) as work:
         ctx = ReportContext(params=params or {}, workdir=work)
         report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {}}
         for i, (name, section) in enumerate(SECTIONS):
@@ -308,18 +295,8 @@ def write_report(
             report["timings_s"][name] = round(time.perf_counter() - t0, 3)
         if progress:
             progress("writing", len(SECTIONS), len(SECTIONS))
-        report = _jsonable(report)
+        report = jsonable(report)
         report["figures"] = dict(ctx.figures)
         (work / "report.json").write_text(json.dumps(report, indent=1))
         (work / "report.html").write_text(_html(report, ctx.figures, work))
-        if out_dir.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old.", dir=parent))
-            out_dir.replace(old / "x")
-            work.replace(out_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            work.replace(out_dir)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return report

@@ -21,8 +21,6 @@ import csv
 import functools
 import itertools
 import math
-import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,27 +31,13 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
+from prismpic.fileio import save_figure_atomic, write_atomic
 
 QUANTITIES = ("power", "db", "phase", "real", "imag", "value")
 MAX_POINTS = 10_000_000  # grid points × wavelengths held in memory at once
 
 
 # ---------------------------------------------------------------------------- parsing helpers
-def _load_dispersion_eagerly() -> None:
-    """Build the dispersion model's cached interpolants outside any JAX trace.
-
-    ``dispersion._model()`` is cached on first use; built inside ``jit`` its arrays would be
-    tracers that leak into every later call (UnexpectedTracerError). Calling its ``domain()``
-    eagerly first avoids that, whatever the order of calls.
-    """
-    from prismpic.pdk import dispersion as _d
-
-    try:
-        _d.domain()
-    except Exception:  # noqa: BLE001  (a model without tables: nothing cached)
-        pass
-
-
 def parse_range(text: str, name: str = "range") -> np.ndarray:
     """Values from ``"lo:hi:n"`` (n points, inclusive), ``"a,b,c"`` or a single number."""
     t = text.strip()
@@ -171,7 +155,7 @@ class SweepResult:
             arrays[f"axis_{k}"] = np.asarray(v)
         for k, v in self.grads.items():
             arrays[f"grad_{k}"] = v
-        return _atomic(path, lambda f: np.savez(f, **arrays), binary=True)
+        return write_atomic(path, lambda f: np.savez(f, **arrays), binary=True)
 
     def to_csv(self, path) -> Path:
         """Long format: one row per grid point (and wavelength): parameters, wl_um, value, d value/d param."""
@@ -194,7 +178,7 @@ class SweepResult:
                     row += [repr(float(np.real(g[i, j]))) for g in grads.values()]
                     w.writerow(row)
 
-        return _atomic(path, write)
+        return write_atomic(path, write)
 
     def plot(self, path, *, title: str | None = None) -> Path:
         """PNG: values versus wavelength for every grid point (≤ 12 curves) or, without wavelengths,
@@ -234,24 +218,9 @@ class SweepResult:
             ax.set_ylabel(ylab)
         axs[0, 0].set_title(title or f"sweep of {', '.join(names)} ({n} points, {self.evaluations_per_second:.3g}/s)",
                             fontsize=9)
-        out = _atomic(path, lambda f: fig.savefig(f, dpi=110, format="png"), binary=True)
+        out = save_figure_atomic(fig, path)
         plt.close(fig)
         return out
-
-
-def _atomic(path, write, binary: bool = False) -> Path:
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise ValueError(f"out = {str(path)!r}: the parent directory {str(path.parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"newline": ""})) as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 # ---------------------------------------------------------------------------- sweep
@@ -267,7 +236,6 @@ def vectorize(fn: Callable, names: tuple[str, ...], *, wl=None, fixed: Mapping |
               quantity: str = "power") -> Callable:
     """``f(*columns) -> values``: ``fn`` vmapped over points whose parameters ``names`` come as equal-length
     1-D arrays (jittable and differentiable; no range checks, as under any trace)."""
-    _load_dispersion_eagerly()
     fixed = dict(fixed or {})
     wl_arr = None if wl is None else jnp.asarray(wl, dtype=float)
 
@@ -316,7 +284,6 @@ def sweep(
     Returns:
         :class:`SweepResult`.
     """
-    _load_dispersion_eagerly()
     from prismpic.checks import check_choice
 
     if isinstance(fn, str):

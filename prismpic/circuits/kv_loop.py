@@ -39,8 +39,8 @@ import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 import numpy as np
+from scipy.constants import c as C_M_PER_S
 
-from prismpic.analysis.kv_capacity import C_M_PER_S
 from prismpic.checks import check_positive, check_range
 from prismpic.components.couplers import directional_coupler, directional_coupler_model, length_for_coupling
 from prismpic.components.gain import (
@@ -56,6 +56,7 @@ from prismpic.components.gain import (
 )
 from prismpic.components.io import HCF_GROUP_INDEX, edge_coupler, edge_coupler_model, hcf_delay_line_model
 from prismpic.components.waveguides import straight, straight_model
+from prismpic.fileio import save_figure_atomic
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import LOSS_DB_PER_CM
@@ -486,15 +487,18 @@ def plot_circulation(powers, path, symbol_rate_hz: float = 5e9, title: str | Non
 
     p = np.asarray(powers)
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    im = ax.imshow(10 * np.log10(np.maximum(p, 1e-15) / 1e-3), aspect="auto", origin="lower", interpolation="nearest",
-                   extent=(0, p.shape[1] / symbol_rate_hz * 1e9, 0.5, p.shape[0] + 0.5), cmap="magma")
-    ax.set_xlabel("time within the loop (ns)")
-    ax.set_ylabel("round")
-    ax.set_title(title or f"stored pattern over {p.shape[0]} rounds")
-    fig.colorbar(im, ax=ax, label="power at the coupler (dBm)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        im = ax.imshow(10 * np.log10(np.maximum(p, 1e-15) / 1e-3), aspect="auto", origin="lower",
+                       interpolation="nearest", extent=(0, p.shape[1] / symbol_rate_hz * 1e9, 0.5, p.shape[0] + 0.5),
+                       cmap="magma")
+        ax.set_xlabel("time within the loop (ns)")
+        ax.set_ylabel("round")
+        ax.set_title(title or f"stored pattern over {p.shape[0]} rounds")
+        fig.colorbar(im, ax=ax, label="power at the coupler (dBm)")
+        fig.tight_layout()
+        save_figure_atomic(fig, path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def _register():

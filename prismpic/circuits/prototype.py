@@ -28,105 +28,43 @@ import inspect
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
-import klayout.db as kdb
 import numpy as np
 
 from prismpic.checks import check_power_of_two, check_range
-from prismpic.circuits import prism_bank as pb
+from prismpic.circuits.bank_layout import (
+    BEND_RADIUS,
+    min_channel_pitch,
+    prism_bank,
+    prism_bank_fields,
+    readout_paths,
+    row_plan,
+    um_from_nm,
+)
+from prismpic.circuits.bank_model import channel_plan_um, check_plan, plan_radii, ring_columns, spacer_transmissions
+from prismpic.circuits.netlists import ABSORBERS, flat_netlist
 from prismpic.circuits.splitter_tree import splitter_tree, splitter_tree_fast
-from prismpic.components import rings
+from prismpic.circuits.weight_programming import detected_weight_fn, programmed_voltages, reachable_gain
+from prismpic.components import ring_physics
 from prismpic.components.detectors import responsivity_a_per_w
 from prismpic.components.io import edge_coupler, edge_coupler_model
 from prismpic.components.waveguides import straight, straight_model
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, SLAB_MARGIN
 from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import LOSS_DB_PER_CM
 
-ABSORBERS = ("balanced_photodetector", "photodetector")  # cut out of netlists: their inputs become ports
 FEED_MARGIN = 5.0  # µm between the splitter tree's last bends and a row's drop-path U-turn
-
-
-# ---------------------------------------------------------------------------- flat netlists
-def flat_netlist(component: gf.Component, models, absorbers=ABSORBERS) -> tuple[dict, dict]:
-    """SAX netlist of ``component`` flattened down to the cells that have models.
-
-    Walks the hierarchy; an instance whose cell function has a model (``models``) is a
-    leaf with its full-precision settings (gdsfactory's own ``get_netlist`` rounds
-    settings to 3 digits, which moves a ring's resonance by up to ~1 nm). Optical ports
-    that coincide (same position on the 1 nm grid, opposite directions) are connected.
-    Instances of ``absorbers`` are left out; the leaf ports that fed them become circuit
-    ports ``"{absorber instance},{its port}"``.
-
-    Returns:
-        (netlist, placements): the netlist (instances, connections, ports) and, per
-        instance, ``(component name, x, y)`` of its origin (µm), for finding instances by position.
-    """
-    leaves = []
-
-    def walk(cell, trans):
-        for inst in cell.insts:
-            t = trans * inst.dcplx_trans
-            name = inst.cell.function_name
-            if name in models or name in absorbers:
-                leaves.append((name, inst.cell, t))
-            elif len(inst.cell.insts):
-                walk(inst.cell, t)
-            elif any(p.port_type == "optical" for p in inst.cell.ports):
-                raise ValueError(f"cell {inst.cell.name!r} has optical ports but no model")
-
-    walk(component, kdb.DCplxTrans())
-    instances, placements, at = {}, {}, {}
-    absorbed = {}
-    for i, (name, cell, t) in enumerate(leaves):
-        iname = f"{name}_{i}"
-        placements[iname] = (name, t.disp.x, t.disp.y)
-        if name not in absorbers:
-            instances[iname] = {"component": name, "settings": dict(cell.settings)}
-        for p in cell.ports:
-            if p.port_type != "optical":
-                continue
-            pt = t * p.dcplx_trans
-            key = (round(pt.disp.x * 1000), round(pt.disp.y * 1000))
-            ref = f"{iname},{p.name}"
-            at.setdefault(key, []).append((ref, round(pt.angle) % 360))
-            if name in absorbers:
-                absorbed[ref] = key
-    connections, ports, used = {}, {}, set()
-    for key, group in at.items():
-        if len(group) > 2:
-            raise ValueError(f"{len(group)} optical ports meet at {key} nm: {[g[0] for g in group]}")
-        if len(group) == 2:
-            (a, ang_a), (b, ang_b) = group
-            if (ang_a - ang_b) % 360 != 180:
-                raise ValueError(f"ports {a} and {b} meet at {key} nm without facing each other")
-            if a in absorbed or b in absorbed:
-                inner, outer = (b, a) if a in absorbed else (a, b)
-                if inner not in absorbed:
-                    ports[outer] = inner
-                    used.add(inner)
-                continue
-            connections[a] = b
-            used.update((a, b))
-    for p in component.ports:
-        if p.port_type != "optical":
-            continue
-        key = (round(p.dcenter[0] * 1000), round(p.dcenter[1] * 1000))
-        inner = [ref for ref, ang in at.get(key, []) if ang == round(p.orientation) % 360 and ref not in used]
-        if len(inner) != 1:
-            raise ValueError(f"top port {p.name} at {p.dcenter} matches {len(inner)} instance ports")
-        ports[p.name] = inner[0]
-    return {"instances": instances, "connections": connections, "ports": ports}, placements
 
 
 # ---------------------------------------------------------------------------- layout
 def _feed_length(plan: dict, width: float) -> float:
     """Straight between the tree and a row: longer than the row's U-turn reaches west of its input."""
-    return pb._um(plan["u"] + plan["dx"]) + width / 2 + SLAB_MARGIN + FEED_MARGIN
+    return um_from_nm(plan["u"] + plan["dx"]) + width / 2 + SLAB_MARGIN + FEED_MARGIN
 
 
 def _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop):
     check_power_of_two("n_rows", n_rows, 2, 1024)
-    pb.check_plan(d, spacing_nm, center_nm)
-    check_range("gap", gap, RULES.min_ridge_gap, rings.MAX_GAP, unit="µm")
+    check_plan(d, spacing_nm, center_nm)
+    check_range("gap", gap, RULES.min_ridge_gap, ring_physics.MAX_GAP, unit="µm")
 
 
 @gf.cell
@@ -135,11 +73,11 @@ def prototype(
     d: int = 8,
     spacing_nm: float = 1.6,
     center_nm: float = 1550.0,
-    gap: float = rings.GAP,
+    gap: float = ring_physics.GAP,
     gap_drop: float | None = None,
     ring_spacing: float = 40.0,
     pad_size: float = 80.0,
-    bend_radius: float = pb.BEND_RADIUS,
+    bend_radius: float = BEND_RADIUS,
     row_pitch: float | None = None,
     taper_length: float = 200.0,
 ) -> gf.Component:
@@ -147,7 +85,7 @@ def prototype(
 
     Args:
         n_rows: N rows (channels), a power of two in [2, 1024].
-        d: rings per row = wavelengths of the plan (``prism_bank.check_plan``).
+        d: rings per row = wavelengths of the plan (``bank_model.check_plan``).
         spacing_nm: wavelength grid spacing (nm).
         center_nm: grid centre (nm).
         gap: bus–ring gap (µm); the seed's rings use 0.2–0.3.
@@ -167,19 +105,19 @@ def prototype(
                       └─ feed ── row 0
     """
     _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop)
-    radii = pb.plan_radii(d, spacing_nm, center_nm, gap, gap_drop, RIDGE_WIDTH)
+    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, RIDGE_WIDTH)
     row_kw = dict(ring_spacing=ring_spacing, gap=gap, gap_drop=gap_drop, width=RIDGE_WIDTH, pad_size=pad_size,
                   bend_radius=bend_radius)
-    need = pb.min_channel_pitch(radii, **row_kw)
+    need = min_channel_pitch(radii, **row_kw)
     pitch = need if row_pitch is None else check_range("row_pitch", row_pitch, need, 1e5, unit="µm")
-    plan = pb._row_plan(radii, **row_kw)
+    plan = row_plan(radii, **row_kw)
     c = gf.Component()
     ec = c << edge_coupler(taper_length=taper_length)
     c.add_port("o1", port=ec.ports["o1"])
     tree = c << splitter_tree(n_outputs=n_rows, pitch=pitch)
     tree.connect("o1", ec.ports["o2"])
     feed = straight(length=round(_feed_length(plan, RIDGE_WIDTH), 3))
-    bank = c << pb.prism_bank(n_channels=n_rows, d=d, spacing_nm=spacing_nm, center_nm=center_nm, channel_pitch=pitch,
+    bank = c << prism_bank(n_channels=n_rows, d=d, spacing_nm=spacing_nm, center_nm=center_nm, channel_pitch=pitch,
                               **row_kw)
     for k in range(n_rows):
         f = c << feed
@@ -212,7 +150,7 @@ def prototype_params(**layout) -> dict:
 def prototype_channels_um(**layout) -> np.ndarray:
     """Wavelengths (µm) of the prototype's d channels."""
     p = prototype_params(**layout)
-    return pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
+    return channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
 
 
 def _row_kw(p):
@@ -221,8 +159,8 @@ def _row_kw(p):
 
 
 def _pitch(p) -> float:
-    radii = pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
-    return pb.min_channel_pitch(radii, **_row_kw(p)) if p["row_pitch"] is None else p["row_pitch"]
+    radii = plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    return min_channel_pitch(radii, **_row_kw(p)) if p["row_pitch"] is None else p["row_pitch"]
 
 
 def _check_voltages(voltages, p):
@@ -235,12 +173,12 @@ def _check_voltages(voltages, p):
 
 
 # ---------------------------------------------------------------------------- fast model
-def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=rings.LOSS_DB_PER_CM,
+def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=LOSS_DB_PER_CM,
                      excess_loss_db=0.2, fiber_mfd_um=None, **layout):
     """(E_drop, E_thr), shape (N, W): fields at each row's two detector inputs per unit field in the fiber.
 
-    Structured model of ``prototype(**layout)``: edge coupler × splitter-tree branch
-    (``splitter_tree_fast``) × feed × ring cascade and readout path (``prism_bank_fields``).
+    Structured model of ``prototype(**layout)``: edge coupler × splitter-tree branch × feed
+    (``prototype_common_path``) × ring cascade and readout path (``prism_bank_fields``).
 
     Args:
         wl: wavelengths (µm), shape (W,); None takes the channel plan.
@@ -252,7 +190,7 @@ def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=ri
         **layout: ``prototype`` parameters.
     """
     p = prototype_params(**layout)
-    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
     if wl.ndim != 1:
         raise ValueError(f"wl has shape {wl.shape}; expected (W,)")
@@ -271,24 +209,41 @@ def _fast(items: tuple, loss_db_per_cm: float, excess_loss_db: float, fiber_mfd_
     """``prototype_fields`` for one layout and physics, jitted over (wl, voltages, delta_t_k) and cached."""
     p = dict(items)
     phys = dict(loss_db_per_cm=loss_db_per_cm)
-    ec_kw = {} if fiber_mfd_um is None else {"fiber_mfd_um": fiber_mfd_um}
-    pitch = _pitch(p)
-    plan = pb._row_plan(pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH),
-                        **_row_kw(p))
-    feed_length = round(_feed_length(plan, RIDGE_WIDTH), 3)
-    edge_coupler_model(wl=1.55, taper_length=p["taper_length"], **ec_kw, **phys)  # validation, eagerly
-    splitter_tree_fast(1.55, p["n_rows"], pitch=pitch, excess_loss_db=excess_loss_db, **phys)
+    path = dict(phys, excess_loss_db=excess_loss_db, fiber_mfd_um=fiber_mfd_um)
+    prototype_common_path(1.55, **path, **p)  # validation, eagerly
 
     def f(wl, voltages, dts):
-        ec = edge_coupler_model(wl=wl, taper_length=p["taper_length"], **ec_kw, **phys)[("o1", "o2")]
-        tree = splitter_tree_fast(wl, p["n_rows"], pitch=pitch, excess_loss_db=excess_loss_db, **phys)  # (W, N)
-        feed = straight_model(wl=wl, length=feed_length, **phys)[("o1", "o2")]
-        e_drop, e_thr = pb.prism_bank_fields(wl, voltages, d=p["d"], spacing_nm=p["spacing_nm"],
-                                             center_nm=p["center_nm"], delta_t_k=dts, **_row_kw(p), **phys)
-        common = (ec * feed)[None, :] * tree.T
+        e_drop, e_thr = prism_bank_fields(wl, voltages, d=p["d"], spacing_nm=p["spacing_nm"],
+                                          center_nm=p["center_nm"], delta_t_k=dts, **_row_kw(p), **phys)
+        common = prototype_common_path(wl, **path, **p)
         return common * e_drop, common * e_thr
 
     return jax.jit(f)
+
+
+def prototype_common_path(wl=None, *, loss_db_per_cm=LOSS_DB_PER_CM, excess_loss_db=0.2, fiber_mfd_um=None,
+                          **layout):
+    """Field transmission (N, W) from the fiber to row k's bank input: edge coupler × tree output k × feed.
+
+    The part of ``prototype_fields`` common to a row's drop and through paths (its power |·|² is
+    c_k(λ) of the readout identity I_k = g Σ_λ R(λ) c_k(λ) P_λ w_kλ); traceable in ``wl``.
+
+    Args:
+        wl: wavelengths (µm), shape (W,); None takes the channel plan.
+        loss_db_per_cm, excess_loss_db, fiber_mfd_um: as ``prototype_fields``.
+        **layout: ``prototype`` parameters.
+    """
+    p = prototype_params(**layout)
+    wl = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    phys = dict(loss_db_per_cm=loss_db_per_cm)
+    ec_kw = {} if fiber_mfd_um is None else {"fiber_mfd_um": fiber_mfd_um}
+    plan = row_plan(plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH),
+                    **_row_kw(p))
+    ec = edge_coupler_model(wl=wl, taper_length=p["taper_length"], **ec_kw, **phys)[("o1", "o2")]
+    tree = splitter_tree_fast(wl, p["n_rows"], pitch=_pitch(p), excess_loss_db=excess_loss_db, **phys)  # (W, N)
+    feed = straight_model(wl=wl, length=round(_feed_length(plan, RIDGE_WIDTH), 3), **phys)[("o1", "o2")]
+    return (ec * feed)[None, :] * tree.T
 
 
 def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float = 12.0, method: str = "fast", **kwargs):
@@ -303,7 +258,7 @@ def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float = 12.0
         **kwargs: ``prototype`` layout parameters and the physics of ``prototype_fields``.
     """
     p = prototype_params(**{k: v for k, v in kwargs.items() if k in _CELL_DEFAULTS})
-    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
     powers_w = jnp.asarray(powers_w, dtype=float)
     if powers_w.shape != wl.shape:
@@ -365,7 +320,7 @@ def prototype_netlist_fields(wl=None, voltages=None, **layout):
     The circuit is compiled once per layout (cached); slow beyond a few hundred instances.
     """
     p = prototype_params(**layout)
-    wl = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
+    wl = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
     voltages = np.zeros((p["n_rows"], p["d"])) if voltages is None else np.asarray(_check_voltages(voltages, p))
     circuit, grid, _ = _netlist_circuit(tuple(sorted(p.items())))
@@ -386,62 +341,37 @@ def _programmer(items: tuple, phys_items: tuple, iterations: int):
     coupler, tree and feed left out).
     """
     p, phys = dict(items), dict(phys_items)
-    ch = pb.channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
-    radii = pb.plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    ch = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
+    radii = plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
     ring = dict(gap=p["gap"], width=RIDGE_WIDTH, **({} if p["gap_drop"] is None else {"gap_drop": p["gap_drop"]}),
                 **phys)
-    pb.readout_paths(1.55, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH, p["pad_size"],
-                     p["bend_radius"], **phys)  # validation, eagerly
+    readout_paths(1.55, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH, p["pad_size"],
+                  p["bend_radius"], **phys)  # validation, eagerly
 
     @jax.jit
     def columns():  # one compilation instead of many eager dispatches
-        t_thr, t_drop = pb.readout_paths(ch, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH,
-                                         p["pad_size"], p["bend_radius"], **phys)
-        return (pb.ring_columns(ch, jnp.asarray(radii), **ring), pb._spacer(ch, p["ring_spacing"], ring,
-                                                                                jnp.asarray(radii)),
+        t_thr, t_drop = readout_paths(ch, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH,
+                                      p["pad_size"], p["bend_radius"], **phys)
+        r = jnp.asarray(radii)
+        return (ring_columns(ch, r, **ring), spacer_transmissions(ch, p["ring_spacing"], ring, r),
                 jnp.abs(t_drop) ** 2, jnp.abs(t_thr) ** 2)
 
     cols, spacer, eta_d, eta_t = columns()
-    zeros = jnp.zeros(p["d"])
-    vmax = RULES.max_electrode_voltage_v
-
-    def raw(v):
-        dd, tt = pb._fields_from_columns(cols, spacer, v, zeros)
-        return eta_d * jnp.abs(dd) ** 2 - eta_t * jnp.abs(tt) ** 2
-
-    # single-ring Lorentzian inverse as the start (as ``program_weights``): δθ = ((1 − x)/√x)·√((1 − w)/(1 + w))
-    idx = jnp.arange(p["d"])
-    x = (cols["t1"] * cols["t2"] * cols["a"])[idx, idx]
-    hwhm = (1 - x) / jnp.sqrt(x)
-    slope = jnp.abs(cols["theta_v"][idx, idx])
-
-    def one(target, g):
-        w0 = jnp.clip(target * g, -0.999, 0.999)
-        v = hwhm * jnp.sqrt((1 - w0) / (1 + w0)) / slope
-
-        def body(_, vr):  # Levenberg–Marquardt, steps limited to 20 % of the voltage range
-            jac = jax.jacfwd(raw)(vr)
-            f = raw(vr) - g * target
-            jtj = jac.T @ jac
-            dv = jnp.linalg.solve(jtj + 1e-12 * jnp.trace(jtj) * jnp.eye(jtj.shape[0]), jac.T @ f)
-            dv = dv / jnp.maximum(1.0, jnp.max(jnp.abs(dv)) / (0.2 * vmax))
-            return jnp.clip(vr - dv, -vmax, vmax)
-
-        return jax.lax.fori_loop(0, iterations, body, v)
-
+    raw = detected_weight_fn(cols, spacer, eta_d, eta_t)
     raw_batch = jax.jit(jax.vmap(raw))
-    solve = jax.jit(jax.vmap(one, in_axes=(0, None)))
+    solve = jax.jit(lambda w, g: programmed_voltages(raw, cols, w, g, iterations))
     return raw_batch, solve
 
 
 def prototype_program(weights, *, gain: float | None = None, iterations: int = 30,
-                      loss_db_per_cm=rings.LOSS_DB_PER_CM, **layout):
+                      loss_db_per_cm=LOSS_DB_PER_CM, **layout):
     """Ring voltages (n_rows, d) that make every row's detected weights equal gain·weights.
 
     Levenberg–Marquardt on the detected weights η_d|D|² − η_t|T|² of the full row model (all
     rings, all resonance orders, the drop path's extra loss), from the single-ring Lorentzian
-    inverse. gain defaults to the largest common scale every ring reaches within the
-    electrode voltage limit: min over rings of (raw at 0 V, −raw at V_max).
+    inverse (``weight_programming.programmed_voltages``). gain defaults to the largest common
+    scale every ring reaches within the electrode voltage limit: min over rings of (raw at 0 V,
+    −raw at V_max) (``weight_programming.reachable_gain``).
 
     Returns:
         (voltages, gain, residual): the largest |raw − gain·w| left in ``residual``.
@@ -452,9 +382,7 @@ def prototype_program(weights, *, gain: float | None = None, iterations: int = 3
         raise ValueError(f"weights has shape {w.shape}; expected (n_rows, d) = ({p['n_rows']}, {p['d']})")
     check_range("weights", w, -1.0, 1.0)
     raw_batch, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
-    vmax = RULES.max_electrode_voltage_v
-    both = raw_batch(jnp.stack([jnp.zeros(p["d"]), jnp.full(p["d"], vmax)]))
-    g = float(jnp.minimum(jnp.min(both[0]), jnp.min(-both[1]))) if gain is None else gain
+    g = reachable_gain(raw_batch, p["d"]) if gain is None else gain
     volts = solve(w, g)
     residual = float(jnp.max(jnp.abs(raw_batch(volts) - g * w)))
     return volts, g, residual

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Circuit modules of prismpic.circuits, each exporting CIRCUITS: dict[str, Circuit].
-MODULES: tuple[str, ...] = ("splitter_tree", "prism_bank", "ptu", "kv_loop", "prototype")
+MODULES: tuple[str, ...] = ("splitter_tree", "bank_layout", "ptu", "kv_loop", "prototype")
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
-from prismpic.components.rings import coupling_per_um_extended, fit_max_gap
-from prismpic.components.waveguides import _check_common, _path_response
+from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
+from prismpic.components.units import db_to_amplitude, db_to_power
+from prismpic.components.waveguides import check_waveguide_params, path_response
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
@@ -44,8 +46,9 @@ def _float(x) -> float | None:
     return None if a is None else float(a)
 
 
-def _check_sbend(name: str, length, offset) -> None:
-    """ValueError naming ``name`` unless the S-bend's minimum radius meets the design rule."""
+def check_sbend_radius(name: str, length, offset) -> None:
+    """ValueError naming ``name`` unless a raised-cosine S-bend of ``length`` and ``offset`` (µm) keeps
+    its minimum radius 2L²/(π²|h|) ≥ the design rule's minimum bend radius (skipped when traced)."""
     h = _float(offset)
     if h is None or h == 0:
         return
@@ -53,7 +56,8 @@ def _check_sbend(name: str, length, offset) -> None:
     check_range(name, length, shortest, math.inf, unit="µm")
 
 
-def _sbend_points(length: float, offset: float, n: int = _SBEND_POINTS) -> np.ndarray:
+def sbend_points(length: float, offset: float, n: int = _SBEND_POINTS) -> np.ndarray:
+    """``n`` (x, y) points (µm) of the raised cosine y = (offset/2)(1 − cos πx/length), x from 0 to length."""
     x = np.linspace(0.0, length, n)
     return np.stack([x, 0.5 * offset * (1.0 - np.cos(np.pi * x / length))], axis=1)
 
@@ -70,10 +74,16 @@ def _sbend_samples(length, offset, nodes, weights):
     return u, ds, radius, jnp.arctan(dy)
 
 
+def sbend_length(length, offset):
+    """Arc length (µm) of a raised-cosine S-bend of ``length`` along x and lateral ``offset`` (µm)."""
+    _, ds, _, _ = _sbend_samples(length, offset, _NODES, _WEIGHTS)
+    return jnp.sum(ds)
+
+
 def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm):
     """Transmission of a raised-cosine S-bend: exp(i k0 ∫ n_eff(R(s), φ(s)) ds) and loss."""
-    u, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
-    return _path_response(wl, u, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm)
+    _, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
+    return path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm)
 
 
 def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm):
@@ -96,7 +106,7 @@ def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss
     n_max = dispersion.neff(wl, w_max, film_thickness, etch_depth, jnp.inf, "te", "z")
     opl = jnp.sum(n * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) * length + n_max * (1.0 - (ub - ua)) * length
     phase = 2 * jnp.pi / wl * opl
-    return 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
+    return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
 
 
 def _add_slabbed_polygon(c: gf.Component, points, xs) -> None:
@@ -115,7 +125,7 @@ def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
     if lo is not None:
         check_range("output_separation", output_separation, lo, math.inf, unit="µm", lo_open=True)
     check_positive("length", length, unit="µm")
-    _check_sbend("length", length, (output_separation - width - tip_gap) / 2)
+    check_sbend_radius("length", length, (output_separation - width - tip_gap) / 2)
 
 
 @gf.cell
@@ -157,7 +167,7 @@ def y_splitter(
         c, [(0, -width / 2), (taper_length, -wide / 2), (taper_length, wide / 2), (0, width / 2)], xs
     )
     offset = (output_separation - width - tip_gap) / 2
-    path = gf.Path(_sbend_points(length, offset), start_angle=0, end_angle=0)
+    path = gf.Path(sbend_points(length, offset), start_angle=0, end_angle=0)
     arm = path.extrude(xs)
     y0 = (width + tip_gap) / 2
     top = c << arm
@@ -173,14 +183,16 @@ def y_splitter(
     return c
 
 
+@model_of(y_splitter)
 def y_splitter_model(
     wl=1.55,
-    length=30.0,
-    output_separation=5.0,
-    taper_length=10.0,
-    tip_gap=0.2,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    length,
+    output_separation,
+    taper_length,
+    tip_gap,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -207,14 +219,14 @@ def y_splitter_model(
     """
     width = ridge_width(cross_section, width)
     _check_y_splitter(length, output_separation, taper_length, tip_gap, width)
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
     check_range("excess_loss_db", excess_loss_db, 0.0, 10.0, unit="dB")
     check_range("imbalance_db", imbalance_db, -10.0, 10.0, unit="dB")
     wide = 2 * width + tip_gap
     t = _taper_response(wl, taper_length, width, wide, film_thickness, etch_depth, loss_db_per_cm)
     offset = (output_separation - width - tip_gap) / 2
     t = t * sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
-    eta = 10.0 ** (-excess_loss_db / 10.0)
+    eta = db_to_power(excess_loss_db)
     r = 10.0 ** (imbalance_db / 10.0)
     return sax.reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
 
@@ -228,7 +240,7 @@ def _check_dc(gap, length, dy, bend_length, width):
     if lo is not None:
         check_range("dy", dy, lo, math.inf, unit="µm", lo_open=True)
     check_positive("bend_length", bend_length, unit="µm")
-    _check_sbend("bend_length", bend_length, (dy - gap - width) / 2)
+    check_sbend_radius("bend_length", bend_length, (dy - gap - width) / 2)
 
 
 @gf.cell
@@ -236,9 +248,9 @@ def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: flo
     """Upper arm of a directional coupler: S-bend in, straight at gap/2 + width/2, S-bend out."""
     xs = get_cross_section(cross_section, width=width)
     h = (dy - gap - width) / 2
-    s = _sbend_points(bend_length, -h)
+    s = sbend_points(bend_length, -h)
     pts = [s + (-bend_length, dy / 2)]
-    right = _sbend_points(bend_length, h) + (length, (gap + width) / 2)
+    right = sbend_points(bend_length, h) + (length, (gap + width) / 2)
     pts.append(right if length > 0 else right[1:])
     return gf.Path(np.concatenate(pts), start_angle=0, end_angle=0).extrude(xs)
 
@@ -355,14 +367,16 @@ def length_for_coupling(
     return (target - arms) / c0
 
 
+@model_of(directional_coupler)
 def directional_coupler_model(
     wl=1.55,
-    gap=0.3,
-    length=50.0,
-    dy=10.0,
-    bend_length=40.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    gap,
+    length,
+    dy,
+    bend_length,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -375,13 +389,13 @@ def directional_coupler_model(
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
     phi = coupling_phase(wl, gap, length, dy, bend_length, width, cross_section, film_thickness, etch_depth)
     wl = jnp.asarray(wl, dtype=float)
     h = (dy - gap - width) / 2
     bend = sbend_response(wl, bend_length, h, width, film_thickness, etch_depth, loss_db_per_cm)
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
-    straight = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(2j * jnp.pi * n * length / wl)
+    straight = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     t = bend**2 * straight
     through = t * jnp.cos(phi)
     cross = -1j * t * jnp.sin(phi)
@@ -420,8 +434,8 @@ def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, et
                         loss_db_per_cm=LOSS_DB_PER_CM):
     check_positive("length", length, unit="µm")
     check_range("offset", offset, -1e4, 1e4, unit="µm")
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
-    _check_sbend("length", length, offset)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_sbend_radius("length", length, offset)
 
 
 @gf.cell
@@ -451,19 +465,21 @@ def sbend(
     xs = get_cross_section(cross_section, width=width)
     # points for a chord sag ≤ 0.5 nm: sag ≈ (L/n)²/(8 R_min) = π²|h|/(16 n²)
     n = min(_SBEND_POINTS, max(8, math.ceil(math.pi * math.sqrt(abs(offset) / (16 * 5e-4)))))
-    pts = _sbend_points(length, offset, n) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
+    pts = sbend_points(length, offset, n) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
     c = gf.Path(pts, start_angle=0, end_angle=0).extrude(xs)
     c.info["length"] = float(length)
     c.info["min_bend_radius"] = sbend_min_radius(length, offset) if offset != 0 else math.inf
     return c
 
 
+@model_of(sbend)
 def sbend_model(
     wl=1.55,
-    length=20.0,
-    offset=2.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    length,
+    offset,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,

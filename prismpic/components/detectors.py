@@ -25,8 +25,14 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 import sax
+from scipy.constants import c as C_LIGHT  # m/s
+from scipy.constants import e as Q_E  # C
+from scipy.constants import epsilon_0
+from scipy.constants import h as H_PLANCK  # J s
+from scipy.constants import k as K_B  # J/K
 
 from prismpic.checks import check_positive, check_range, concrete
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import materials
@@ -35,11 +41,7 @@ from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import BOX_THICKNESS
 
-Q_E = 1.602176634e-19  # C (exact, SI 2019)
-H_PLANCK = 6.62607015e-34  # J s (exact)
-C_LIGHT = 299792458.0  # m/s (exact)
-K_B = 1.380649e-23  # J/K (exact)
-EPS0 = 8.8541878128e-12  # F/m (CODATA 2018)
+EPS0 = epsilon_0  # F/m (scipy.constants, CODATA 2022)
 
 EPS_R_GE = 16.2  # Ge relative permittivity (Sze & Ng, "Physics of Semiconductor Devices", 3rd ed., App. G)
 EPS_R_SIO2 = 3.9  # thermal SiO2, low frequency (same source)
@@ -338,19 +340,21 @@ def _absorbing(wl, ports) -> sax.SDict:
     return {(a, b): zero for a in ports for b in ports}
 
 
+@model_of(photodetector)
 def photodetector_model(
     wl=1.55,
-    ge_length=12.0,
-    ge_width=6.0,
-    ge_thickness=0.5,
-    intrinsic_width=0.25,
-    contact_gap=1.0,
-    contact_width=3.0,
-    input_length=10.0,
-    pad_size=60.0,
-    lead_length=10.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    ge_length,
+    ge_width,
+    ge_thickness,
+    intrinsic_width,
+    contact_gap,
+    contact_width,
+    input_length,
+    pad_size,
+    lead_length,
+    width,
+    cross_section: str,
 ) -> sax.SDict:
     """Optical model of ``photodetector``: the port absorbs, S = 0 (its current: ``photocurrent_a``)."""
     width = ridge_width(cross_section, width)
@@ -359,20 +363,22 @@ def photodetector_model(
     return _absorbing(wl, ("o1",))
 
 
+@model_of(balanced_photodetector)
 def balanced_photodetector_model(
     wl=1.55,
-    ge_length=12.0,
-    ge_width=6.0,
-    ge_thickness=0.5,
-    intrinsic_width=0.25,
-    contact_gap=1.0,
-    contact_width=3.0,
-    input_length=10.0,
-    pad_size=60.0,
-    lead_length=10.0,
-    pad_space=10.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    ge_length,
+    ge_width,
+    ge_thickness,
+    intrinsic_width,
+    contact_gap,
+    contact_width,
+    input_length,
+    pad_size,
+    lead_length,
+    pad_space,
+    width,
+    cross_section: str,
 ) -> sax.SDict:
     """Optical model of ``balanced_photodetector``: both ports absorb, S = 0 (current: ``balanced_current_a``)."""
     width = ridge_width(cross_section, width)

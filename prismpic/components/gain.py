@@ -18,8 +18,11 @@ import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 import sax
+from scipy.constants import c as C_LIGHT  # m/s
+from scipy.constants import h as H_PLANCK  # J s
 
-from prismpic.checks import check_positive, check_range, concrete
+from prismpic.checks import check_between, check_positive, check_range
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion
@@ -27,9 +30,6 @@ from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, check_film
-
-H_PLANCK = 6.62607015e-34  # J s (exact, SI 2019)
-C_LIGHT = 299792458.0  # m/s (exact)
 
 # Typical SOA figures (REFERENCES.md). † assumed within the published ranges.
 NET_GAIN_DB_PER_MM = 20.0  # † 20 dB small-signal gain from the 1 mm default gain section (typical 15–30 dB)
@@ -123,13 +123,6 @@ def ase_psd_w_per_hz(gain_db, nf_db=NOISE_FIGURE_DB, wl=1.55):
 
 
 # ---------------------------------------------------------------------------- cell
-def _check_between(name, value, lo, hi, unit="µm"):
-    """check_range with bounds that may depend on other (possibly traced) parameters."""
-    lo_c, hi_c = concrete(lo), concrete(hi)
-    if lo_c is not None and hi_c is not None:
-        check_range(name, value, float(lo_c), float(hi_c), unit=unit)
-
-
 def _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, contact_gap, width):
     check_range("gain_length", gain_length, 1.0, 2000.0, unit="µm")  # ≤ 40 dB small-signal gain
     check_positive("taper_length", taper_length, unit="µm")
@@ -137,8 +130,8 @@ def _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, c
     check_range("contact_width", contact_width, RULES.min_metal_width, 200.0, unit="µm")
     check_range("contact_gap", contact_gap, RULES.min_metal_to_ridge, 100.0, unit="µm")
     # the contacts sit on the III-V
-    _check_between("soa_width", soa_width, width + 2 * (contact_gap + contact_width), 500.0)
-    _check_between("tip_width", tip_width, 0.1, soa_width)
+    check_between("soa_width", soa_width, width + 2 * (contact_gap + contact_width), 500.0)
+    check_between("tip_width", tip_width, 0.1, soa_width)
 
 
 @gf.cell
@@ -199,16 +192,18 @@ def soa(
     return c
 
 
+@model_of(soa)
 def soa_model(
     wl=1.55,
-    gain_length=1000.0,
-    taper_length=100.0,
-    soa_width=30.0,
-    tip_width=0.5,
-    contact_width=10.0,
-    contact_gap=3.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    gain_length,
+    taper_length,
+    soa_width,
+    tip_width,
+    contact_width,
+    contact_gap,
+    width,
+    cross_section: str,
     gain_db=None,
     gain_peak_um=GAIN_PEAK_UM,
     gain_fwhm_nm=GAIN_FWHM_NM,

@@ -11,17 +11,18 @@ import jax.numpy as jnp
 import jax.scipy.special
 import numpy as np
 import sax
+from scipy.constants import c as C_LIGHT  # m/s
 
 from prismpic.checks import check_range, concrete
+from prismpic.components.model_signature import model_of
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
+from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
-
-C_LIGHT = 299792458.0  # m/s (exact)
 
 # Fiber mode-field diameters at 1550 nm: SMF-28 10.4 ± 0.5 µm (Corning SMF-28 Ultra datasheet);
 # lensed fibers focus to a few µm (3.2 µm taken here as typical †).
@@ -161,7 +162,7 @@ def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch
     n_eim = slab_te0(wl_n, n_film, n_slab, jnp.minimum(w, w_lo))[0] - slab_te0(wl_n, n_film, n_slab, w_lo)[0]
     n = n_tab + jnp.where(w < w_lo, n_eim, 0.0)
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _TAPER_WEIGHTS * taper_length, axis=-1)
-    return 10.0 ** (-loss_db_per_cm * taper_length * 1e-4 / 20.0) * jnp.exp(1j * phase)
+    return db_to_amplitude(loss_db_per_cm * taper_length * 1e-4) * jnp.exp(1j * phase)
 
 
 def _check_edge(taper_length, tip_width, slab_tip_width, width):
@@ -211,13 +212,15 @@ def edge_coupler(
     return c
 
 
+@model_of(edge_coupler)
 def edge_coupler_model(
     wl=1.55,
-    taper_length=200.0,
-    tip_width=0.3,
-    slab_tip_width=4.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    taper_length,
+    tip_width,
+    slab_tip_width,
+    width,
+    cross_section: str,
     fiber_mfd_um=MFD_LENSED_UM,
     gap_index=1.0,
     film_thickness=FILM_THICKNESS,
@@ -355,12 +358,14 @@ def hcf_delay_line(
     return c
 
 
+@model_of(hcf_delay_line)
 def hcf_delay_line_model(
     wl=1.55,
-    length_m=1000.0,
-    block_size=100.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    length_m,
+    block_size,
+    width,
+    cross_section: str,
     loss_db_per_km=HCF_LOSS_DB_PER_KM,
     coupling_loss_db=HCF_COUPLING_LOSS_DB,
     phase_index=HCF_PHASE_INDEX,
@@ -387,7 +392,7 @@ def hcf_delay_line_model(
     check_range("group_index", group_index, 0.5, 2.0)
     check_range("wl_ref_um", wl_ref_um, 0.4, 5.0, unit="µm")
     check_range("wl", wl, 0.4, 5.0, unit="µm")
-    amp = 10.0 ** (-hcf_loss_db(length_m, loss_db_per_km, coupling_loss_db) / 20.0)
+    amp = db_to_amplitude(hcf_loss_db(length_m, loss_db_per_km, coupling_loss_db))
     # reduce each term to one cycle before the exponential: sin/cos of 1e8-rad arguments
     # lose digits and differ between XLA's fused and unfused kernels
     ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)

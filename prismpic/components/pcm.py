@@ -41,8 +41,10 @@ import jax.numpy as jnp
 import sax
 from jax.scipy.special import ndtri
 
-from prismpic.checks import check_positive, check_range, concrete
+from prismpic.checks import check_between, check_positive, check_range
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
+from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import ridge_width
@@ -196,23 +198,17 @@ def lateral_fraction(wl=1.55, pcm_width=1.0, width=1.4, film_thickness=FILM_THIC
 
 
 # ---------------------------------------------------------------------------- validation
-def _check_between(name, value, lo, hi, unit="µm"):
-    lo_c, hi_c = concrete(lo), concrete(hi)
-    if lo_c is not None and hi_c is not None:
-        check_range(name, value, float(lo_c), float(hi_c), unit=unit)
-
-
 def _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, heater_overlap, lead_length):
     check_range("length", length, 0.1, 1000.0, unit="µm")
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
-    _check_between("pcm_width", pcm_width, RULES.min_pcm_width, width)
+    check_between("pcm_width", pcm_width, RULES.min_pcm_width, width)
     check_range("pcm_thickness", pcm_thickness, 0.001, 0.05, unit="µm")
     check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)
     check_range("heater_width", heater_width, RULES.min_metal_width, 100.0, unit="µm")
-    _check_between("heater_overlap", heater_overlap, 0.0, margin)
+    check_between("heater_overlap", heater_overlap, 0.0, margin)
     check_positive("lead_length", lead_length, unit="µm")
     # the heater's two leads must not overlap: patch + overlaps span at least two lead widths
-    _check_between("length", length, 2 * heater_width - 2 * heater_overlap, 1000.0)
+    check_between("length", length, 2 * heater_width - 2 * heater_overlap, 1000.0)
 
 
 # ---------------------------------------------------------------------------- cell
@@ -321,21 +317,23 @@ def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
     dn = pcm_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, width, film_thickness, etch_depth)
     total = length + 2 * margin
-    amp = 10.0 ** (-loss_db_per_cm * total * 1e-4 / 20.0)
+    amp = db_to_amplitude(loss_db_per_cm * total * 1e-4)
     return amp * jnp.exp(2j * jnp.pi / wl * (n * total + dn * length))
 
 
+@model_of(pcm_cell)
 def pcm_cell_model(
     wl=1.55,
-    length=20.0,
-    pcm_width=1.0,
-    pcm_thickness=PCM_THICKNESS,
-    width=None,
-    margin=5.0,
-    heater_width=3.0,
-    heater_overlap=1.0,
-    lead_length=10.0,
-    cross_section: str = "xs_ridge",
+    *,
+    length,
+    pcm_width,
+    pcm_thickness,
+    width,
+    margin,
+    heater_width,
+    heater_overlap,
+    lead_length,
+    cross_section: str,
     crystalline_fraction=0.0,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,

@@ -12,6 +12,7 @@ MODULES = (
     "rings",
     "couplers",
     "modulators",
+    "eam",
     "gain",
     "pcm",
     "detectors",

@@ -18,17 +18,15 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_positive, check_range
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
+from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)  # quadrature on [-1, 1]
-
-
-def _db_to_amplitude(loss_db):
-    return 10.0 ** (-loss_db / 20.0)
 
 
 def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad):
@@ -39,21 +37,32 @@ def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad):
     return nz * c2 + ny * (1.0 - c2)
 
 
-def _path_response(wl, s, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm):
-    """Transmission exp(i k0 ∫ n_eff ds) · loss of a path sampled at quadrature nodes."""
+def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm):
+    """Field transmission exp(i k0 ∫ n_eff ds) · 10^(−∫(α + α_bend) ds/20) of a path sampled at quadrature nodes.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        ds: arc-length quadrature weights (µm), one per node.
+        radius: local radius of curvature (µm) at each node (``jnp.inf`` straight).
+        direction: local direction φ from crystal y (rad) at each node.
+        width: ridge width (µm).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm); the bend radiation loss at the local radius is added.
+    """
     wl = jnp.asarray(wl, dtype=float)
     n = neff_along(wl[..., None], width, film_thickness, etch_depth, radius, direction)
     phase = 2 * jnp.pi / wl * jnp.sum(n * ds, axis=-1)
     bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, width, film_thickness, etch_depth)
     loss_db = jnp.sum((loss_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
-    return _db_to_amplitude(loss_db) * jnp.exp(1j * phase)
+    return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
 
 def _two_port(t) -> sax.SDict:
     return sax.reciprocal({("o1", "o2"): t})
 
 
-def _check_common(width, film_thickness, etch_depth, loss_db_per_cm):
+def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm):
+    """ValueError unless the ridge width (µm), film and etch (µm) and loss (dB/cm, in [0, 100]) are valid."""
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_film(film_thickness, etch_depth)
     check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
@@ -82,11 +91,13 @@ def straight(length: float = 10.0, width: float | None = None, cross_section: st
     return c
 
 
+@model_of(straight)
 def straight_model(
     wl=1.55,
-    length=10.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    length,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -94,10 +105,10 @@ def straight_model(
     """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ)."""
     width = ridge_width(cross_section, width)
     check_positive("length", length, unit="µm")
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
     wl = jnp.asarray(wl, dtype=float)
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
-    t = _db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+    t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     return _two_port(t)
 
 
@@ -129,12 +140,14 @@ def bend_circular(
     return c
 
 
+@model_of(bend_circular)
 def bend_circular_model(
     wl=1.55,
-    radius=None,
-    angle=90.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    radius,
+    angle,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -143,12 +156,12 @@ def bend_circular_model(
     width = ridge_width(cross_section, width)
     radius = get_cross_section(cross_section).radius if radius is None else radius
     _check_bend(radius, angle)
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
     theta = jnp.deg2rad(angle)
     u = 0.5 * (_NODES + 1.0)  # fraction of the arc at each node
     ds = radius * theta * 0.5 * _WEIGHTS
     rad = radius * jnp.ones_like(u)
-    t = _path_response(wl, u, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = path_response(wl, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm)
     return _two_port(t)
 
 
@@ -190,13 +203,15 @@ def bend_euler(
     return c
 
 
+@model_of(bend_euler)
 def bend_euler_model(
     wl=1.55,
-    radius=None,
-    angle=90.0,
-    p=0.5,
-    width=None,
-    cross_section: str = "xs_ridge",
+    *,
+    radius,
+    angle,
+    p,
+    width,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -206,7 +221,7 @@ def bend_euler_model(
     radius = get_cross_section(cross_section).radius if radius is None else radius
     _check_bend(radius, angle)
     check_range("p", p, 0.0, 1.0)
-    _check_common(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
     theta = jnp.deg2rad(angle)
     s0 = radius * p * theta  # clothoid length: θ_e = pθ/2 = s0/(2R)
     arc = radius * (1.0 - p) * theta
@@ -223,7 +238,7 @@ def bend_euler_model(
     rad = jnp.concatenate([r_in, radius * jnp.ones_like(u), r_in[::-1]])
     phi = jnp.concatenate([phi_in, phi_arc, phi_out])
     ds = jnp.concatenate([s0 * w, arc * w, s0 * w[::-1]])
-    t = _path_response(wl, None, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = path_response(wl, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm)
     return _two_port(t)
 
 
@@ -255,12 +270,14 @@ def taper(
     return c
 
 
+@model_of(taper)
 def taper_model(
     wl=1.55,
-    length=10.0,
-    width1=1.4,
-    width2=None,
-    cross_section: str = "xs_ridge",
+    *,
+    length,
+    width1,
+    width2,
+    cross_section: str,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -269,12 +286,12 @@ def taper_model(
     width2 = width1 if width2 is None else width2
     check_positive("length", length, unit="µm")
     check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
-    _check_common(width2, film_thickness, etch_depth, loss_db_per_cm)
+    check_waveguide_params(width2, film_thickness, etch_depth, loss_db_per_cm)
     u = 0.5 * (_NODES + 1.0)
     wl = jnp.asarray(wl, dtype=float)
     n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z")
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
-    t = _db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
+    t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
     return _two_port(t)
 
 

@@ -1,7 +1,7 @@
 """Ring WDM demultiplexer and multiplexer: one add-drop ring per channel on a common bus.
 
 Each ring's radius is chosen so that a resonance sits on its channel: θ(λ_k, R_k) = 2π m_k,
-θ = (2π/λ)·2πR·n̄_eff(λ, R) (``rings.ring_round_trip``), with m_k the order that keeps R_k
+θ = (2π/λ)·2πR·n̄_eff(λ, R) (``ring_physics.ring_round_trip``), with m_k the order that keeps R_k
 nearest the nominal ``radius``; the radii are then snapped to the 1 nm layout grid, as the
 GDS can hold them (and as gdsfactory's netlist records them). The snapping leaves each
 resonance up to |dλ/dR|·0.5 nm off its channel; ``trim_voltages_v`` gives the Pockels
@@ -28,12 +28,13 @@ import jax.numpy as jnp
 import sax
 
 from prismpic.checks import check_range, concrete
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
+from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.pdk.activation import ensure_active
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
-from prismpic.pdk.pdk import ensure_active
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
 
 # 200 GHz grid around 1550 nm (1.6 nm spacing), four channels inside one FSR (≈ 8 nm) of a 20 µm ring.
@@ -58,12 +59,12 @@ def _check_span(channels_um, radius, width) -> None:
     lo, hi = min(channels_um), max(channels_um)
     mid = 0.5 * (lo + hi)
     with jax.ensure_compile_time_eval():  # concrete even inside a caller's jit
-        fsr = mid**2 / (float(rings.ring_ng(mid, radius, width)) * 2 * math.pi * float(radius))
+        fsr = mid**2 / (float(ring_physics.ring_ng(mid, radius, width)) * 2 * math.pi * float(radius))
     check_range("channels_um span", hi - lo, 0.0, fsr, unit="µm", hi_open=True)
 
 
 def _theta(wl, r, width, film_thickness, etch_depth):
-    return 2 * jnp.pi / wl * 2 * jnp.pi * r * rings.ring_neff(wl, r, width, film_thickness, etch_depth)
+    return 2 * jnp.pi / wl * 2 * jnp.pi * r * ring_physics.ring_neff(wl, r, width, film_thickness, etch_depth)
 
 
 @jax.jit
@@ -97,7 +98,7 @@ def _float_radii(channels_um, radius, width) -> list[float]:
 def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width):
     _check_channels(channels_um)
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
-    rings._check_ring(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
+    ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
     _check_span(channels_um, radius, width)
     ensure_active()
     n = len(channels_um)
@@ -141,12 +142,12 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
 def wdm_demux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
     radius: float = RING_RADIUS,
-    gap: float = rings.GAP,
+    gap: float = ring_physics.GAP,
     width: float = RIDGE_WIDTH,
     spacing: float = SPACING,
-    electrode_gap: float = rings.ELECTRODE_GAP,
-    electrode_coverage: float = rings.ELECTRODE_COVERAGE,
-    electrode_width: float = rings.ELECTRODE_WIDTH,
+    electrode_gap: float = ring_physics.ELECTRODE_GAP,
+    electrode_coverage: float = ring_physics.ELECTRODE_COVERAGE,
+    electrode_width: float = ring_physics.ELECTRODE_WIDTH,
 ) -> gf.Component:
     """Ring WDM demultiplexer: one add-drop ring per channel along a common bus.
 
@@ -178,12 +179,12 @@ def wdm_demux(
 def wdm_mux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
     radius: float = RING_RADIUS,
-    gap: float = rings.GAP,
+    gap: float = ring_physics.GAP,
     width: float = RIDGE_WIDTH,
     spacing: float = SPACING,
-    electrode_gap: float = rings.ELECTRODE_GAP,
-    electrode_coverage: float = rings.ELECTRODE_COVERAGE,
-    electrode_width: float = rings.ELECTRODE_WIDTH,
+    electrode_gap: float = ring_physics.ELECTRODE_GAP,
+    electrode_coverage: float = ring_physics.ELECTRODE_COVERAGE,
+    electrode_width: float = ring_physics.ELECTRODE_WIDTH,
 ) -> gf.Component:
     """Ring WDM multiplexer: the demultiplexer used backwards (reciprocity).
 
@@ -196,16 +197,18 @@ def wdm_mux(
 
 
 # ---------------------------------------------------------------------------- model
+@model_of(wdm_demux)
 def wdm_demux_model(
     wl=1.55,
-    channels_um=CHANNELS_UM,
-    radius=RING_RADIUS,
-    gap=rings.GAP,
-    width=RIDGE_WIDTH,
-    spacing=SPACING,
-    electrode_gap=rings.ELECTRODE_GAP,
-    electrode_coverage=rings.ELECTRODE_COVERAGE,
-    electrode_width=rings.ELECTRODE_WIDTH,
+    *,
+    channels_um,
+    radius,
+    gap,
+    width,
+    spacing,
+    electrode_gap,
+    electrode_coverage,
+    electrode_width,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
@@ -266,7 +269,7 @@ def trim_voltages_v(channels_um=CHANNELS_UM, radius=RING_RADIUS, **params) -> tu
     out = []
     for wl, r in zip(channels_um, radii, strict=True):
         lam = rings.resonance_wavelength(wl, "add_drop", radius=r, **params)
-        tune = float(rings.ring_tuning_pm_per_v(lam, radius=r, **geo)) * 1e-6
+        tune = float(ring_physics.ring_tuning_pm_per_v(lam, radius=r, **geo)) * 1e-6
         out.append((wl - lam) / tune)
     return tuple(out)
 
@@ -301,7 +304,7 @@ DEVICES = {
         wdm_demux,
         wdm_demux_model,
         extremes=_EXTREMES,
-        grad_params={"gap": rings.GAP, "delta_t_k": 2.0},  # width moves every line: FD too coarse (as ring radius)
+        grad_params={"gap": ring_physics.GAP, "delta_t_k": 2.0},  # width moves every line: FD too coarse (as ring radius)
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltages_v",
                     "delta_t_k"),
     ),

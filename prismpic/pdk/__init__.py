@@ -2,7 +2,7 @@
 
 from prismpic.pdk.dispersion import coupling_per_um, eo_overlap, neff, ng
 
-__all__ = ["neff", "ng", "eo_overlap", "coupling_per_um", "drc", "get_pdk", "LAYER"]
+__all__ = ["neff", "ng", "eo_overlap", "coupling_per_um", "drc", "LAYER"]
 
 
 def __getattr__(name):
@@ -11,10 +11,6 @@ def __getattr__(name):
         from prismpic.pdk.klayout_drc import drc
 
         return drc
-    if name == "get_pdk":
-        from prismpic.pdk.pdk import get_pdk
-
-        return get_pdk
     if name == "LAYER":
         from prismpic.pdk.layers import LAYER
 

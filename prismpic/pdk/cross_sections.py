@@ -88,8 +88,12 @@ def ridge_width(cross_section: str | CrossSection = "xs_ridge", width: float | N
 
 
 def get_cross_section(cross_section: str | CrossSection = "xs_ridge", **kwargs) -> CrossSection:
-    """Return a cross-section by name or object (ValueError for unknown names)."""
-    from prismpic.pdk.pdk import ensure_active
+    """Return a cross-section by name or object (ValueError for unknown names).
+
+    Activates the light platform PDK (``prismpic.pdk.activation``), under which the cell that asked for
+    the cross-section is built; the full PDK with cells and models is not built.
+    """
+    from prismpic.pdk.activation import ensure_active  # activation imports this module
 
     name, _ = _name_and_width(cross_section)
     check_choice("cross_section", name, CROSS_SECTIONS)

@@ -139,6 +139,8 @@ DNO_DT_PER_K = 0.3e-5  # † same source; the ordinary index barely moves
 DN_SIO2_DT_PER_K = 0.95e-5  # fused silica near 1.55 µm, e.g. Leviton & Frey, Proc. SPIE 6273 (2006)
 EO_SOURCE = "r33, r13: standard bulk values for congruent LiNbO3 (e.g. Weis & Gaylord, Appl. Phys. A 37, 191 (1985))"
 LN_EPS_RF = (28.0, 44.0)  # relative permittivity at RF, (z, x/y) axes, Weis & Gaylord (1985)
+EPS_SIO2_RF = 3.9  # relative permittivity of thermal/PECVD SiO2 at RF † (standard value)
+EPS_SI_RF = 11.7  # relative permittivity of high-resistivity Si (substrate) at RF † (standard value)
 
 
 def dn_dt(material: str):

@@ -46,174 +46,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 from scipy.optimize import brentq
 
-from prismpic.checks import check_choice, check_positive, check_range
-from prismpic.pdk import materials
-
-# ----------------------------------------------------------------------------- geometry
-
-
-@dataclass(frozen=True)
-class Ridge:
-    """TFLN ridge cross-section (µm). X-cut film; crystal x is vertical.
-
-    Args:
-        width: ridge top width.
-        film_thickness: LN film thickness.
-        etch_depth: etch depth (< film_thickness); the slab left is film_thickness − etch_depth.
-        sidewall_angle_deg: sidewall angle from the horizontal (90 = vertical).
-        cladding: "sio2" or "air" above the film (the buried oxide below is SiO2).
-        crystal_axis: "z" (in-plane TE field along crystal z, propagation along y) or
-            "y" (propagation along z, TE field along y).
-        gap: None for one ridge; otherwise a second identical ridge at top-edge gap ``gap``.
-        decouple_tm: give the LN its horizontal index vertically too (εyy = εxx). For
-            crystal_axis "z" this lowers TM0 by ~0.05 and keeps a bend from mixing it
-            with TE0, while TE0 (E mostly horizontal) barely changes; used for the bend
-            shift of the tables (see ``bend_shift``). No effect for crystal_axis "y".
-    """
-
-    width: float = 1.4
-    film_thickness: float = 0.6
-    etch_depth: float = 0.35
-    sidewall_angle_deg: float = 90.0
-    cladding: str = "sio2"
-    crystal_axis: str = "z"
-    gap: float | None = None
-    decouple_tm: bool = False
-
-    def __post_init__(self):
-        check_positive("width", self.width, unit="µm")
-        check_positive("film_thickness", self.film_thickness, unit="µm")
-        check_range("etch_depth", self.etch_depth, 0.0, self.film_thickness, unit="µm", hi_open=True)
-        check_range("sidewall_angle_deg", self.sidewall_angle_deg, 45.0, 90.0, unit="deg")
-        check_choice("cladding", self.cladding, ("sio2", "air"))
-        check_choice("crystal_axis", self.crystal_axis, ("z", "y"))
-        if self.gap is not None:
-            check_positive("gap", self.gap, unit="µm")
-
-    @property
-    def slab(self) -> float:
-        return self.film_thickness - self.etch_depth
-
-    @property
-    def centers(self) -> tuple[float, ...]:
-        """Ridge centres (x, µm); a pair sits symmetrically about x = 0."""
-        if self.gap is None:
-            return (0.0,)
-        c = 0.5 * (self.width + self.gap)
-        return (-c, c)
-
-    def half_width_at(self, y):
-        """Ridge half width at height y inside the etched layer (wider at the foot)."""
-        cot = 1.0 / math.tan(math.radians(self.sidewall_angle_deg))
-        return 0.5 * self.width + (self.film_thickness - y) * cot
-
-    def x_breaks(self) -> list[float]:
-        """Vertical interfaces (top and foot of each sidewall)."""
-        foot = self.half_width_at(self.slab)
-        out = []
-        for c in self.centers:
-            out += [c - 0.5 * self.width, c + 0.5 * self.width, c - foot, c + foot]
-        return sorted(set(out))
-
-    def y_breaks(self) -> list[float]:
-        return [0.0, self.slab, self.film_thickness]
-
-    def in_ln(self, x, y):
-        """Boolean mask: point inside the LN (slab or ridge)."""
-        x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
-        slab = (y >= 0.0) & (y < self.slab)
-        ridge = np.zeros(x.shape, bool)
-        band = (y >= self.slab) & (y < self.film_thickness)
-        hw = self.half_width_at(y)
-        for c in self.centers:
-            ridge |= band & (np.abs(x - c) <= hw)
-        return slab | ridge
-
-    def eps_tensor(self, wl: float):
-        """Diagonal permittivities (horizontal, vertical, propagation) of LN, box, cladding."""
-        ne2 = float(materials.n_ln_e(wl)) ** 2
-        no2 = float(materials.n_ln_o(wl)) ** 2
-        ln = (ne2, no2, no2) if self.crystal_axis == "z" else (no2, no2, ne2)
-        if self.decouple_tm:
-            ln = (ln[0], ln[0], ln[2])
-        box = float(materials.n_sio2(wl)) ** 2
-        clad = box if self.cladding == "sio2" else float(materials.n_air(wl)) ** 2
-        return ln, box, clad
-
-    def eps_at(self, x, y, wl: float, comp: int):
-        """Permittivity component ``comp`` (0 = xx, 1 = yy, 2 = zz) at points (x, y)."""
-        ln, box, clad = self.eps_tensor(wl)
-        x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
-        out = np.where(y < 0.0, box, clad)
-        return np.where(self.in_ln(x, y), ln[comp], out)
-
-
-# ----------------------------------------------------------------------------- grid
-
-
-@dataclass(frozen=True)
-class Mesh:
-    """Grid settings (µm).
-
-    Args:
-        step: cell size in the core region (ridge ± ``core_margin`` and film ± ``core_margin``).
-        step_max: largest cell size far from the core.
-        growth: ratio between neighbouring cells outside the core.
-        core_margin: extent of the fine region beyond the ridge and film.
-        pad_x: cladding/slab width beyond the outermost sidewall foot (before the PML).
-        pad_below, pad_above: oxide below and cladding above the film (before the walls).
-        pml: PML thickness on the outer x side(s).
-        pml_sigma: PML strength; s = 1 − j σ (d/pml)².
-        subpixel: samples per cell side for permittivity averaging.
-    """
-
-    step: float = 0.03
-    step_max: float = 0.15
-    growth: float = 1.3
-    core_margin: float = 0.3
-    pad_x: float = 2.0
-    pad_below: float = 1.5
-    pad_above: float = 1.2
-    pml: float = 0.8
-    pml_sigma: float = 3.0
-    subpixel: int = 6
-
-    def cells(self, length: float) -> int:
-        """Cells in a core segment of ``length`` (µm): ⌈length/step⌉."""
-        return max(1, math.ceil(length / self.step - 1e-9))
-
-
-def _graded(start: float, stop: float, h0: float, hmax: float, growth: float) -> np.ndarray:
-    """Nodes from ``start`` to ``stop`` with spacing growing from h0 to hmax (start included)."""
-    length = abs(stop - start)
-    if length == 0:
-        return np.array([start])
-    steps, h, total = [], h0, 0.0
-    while total + h < length - 1e-12:
-        steps.append(h)
-        total += h
-        h = min(h * growth, hmax)
-    steps.append(length - total)
-    if len(steps) > 1 and steps[-1] < 0.5 * steps[-2]:  # merge a sliver into its neighbour
-        steps[-2] += steps.pop()
-    pos = start + np.sign(stop - start) * np.concatenate([[0.0], np.cumsum(steps)])
-    pos[-1] = stop
-    return pos
-
-
-def _axis(lo: float, hi: float, segments, h: float, hmax: float, g: float) -> np.ndarray:
-    """1-D nodes: each core segment (a, b, cells) split uniformly, graded from h to hmax outside."""
-    core = [np.array([segments[0][0]])]
-    for a, b, cells in segments:
-        core.append(np.linspace(a, b, cells + 1)[1:])
-    core = np.concatenate(core)
-    left = _graded(core[0], lo, h, hmax, g)[1:][::-1] if lo < core[0] else np.array([])
-    right = _graded(core[-1], hi, h, hmax, g)[1:] if hi > core[-1] else np.array([])
-    return np.concatenate([left, core, right])
-
+from prismpic.checks import check_choice, check_range
+from prismpic.pdk.ridge_geometry import Mesh, Ridge, axis_nodes
+from prismpic.pdk.yee_operators import cell_average, diff_ops, eigs_near, ln_fraction
 
 # ----------------------------------------------------------------------------- results
 
@@ -264,106 +101,6 @@ class Mode:
         return 10 * math.log10(math.e) * 2 * (2 * math.pi / self.wl) * self.neff.imag * 1e4
 
 
-# ----------------------------------------------------------------------------- operators
-
-
-def _diff_ops(nodes: np.ndarray, left: str, stretch_int=None, stretch_half=None):
-    """Forward (integer → half nodes) and backward (half → integer) derivative matrices.
-
-    Unknowns sit at nodes[:-1] (integer) and their midpoints (half). The far end nodes[-1]
-    is an electric wall (integer-node fields vanish). The near end nodes[0] is a wall of
-    type ``left``: "pec" (half-node fields even, integer-node E fields zero) or "pmc"
-    (half-node fields odd).
-    """
-    n = len(nodes) - 1
-    h = np.diff(nodes)  # primal spacing, at half nodes
-    half = 0.5 * (nodes[:-1] + nodes[1:])
-    hd = np.empty(n)  # dual spacing, at integer nodes
-    hd[1:] = np.diff(half)
-    hd[0] = 0.5 * h[0]  # the wall cuts the dual cell of nodes[0] in half
-    fwd = sp.diags([-1.0 / h, 1.0 / h[:-1]], [0, 1], shape=(n, n), format="csr")
-    bwd = sp.diags([1.0 / hd, -1.0 / hd[1:]], [0, -1], shape=(n, n), format="lil")
-    bwd[0, 0] = 0.0 if left == "pec" else 1.0 / hd[0]  # (g½ − g₋½)/h0 with g₋½ = ±g½
-    bwd = bwd.tocsr()
-    if stretch_half is not None:
-        fwd = sp.diags(1.0 / stretch_half) @ fwd
-    if stretch_int is not None:
-        bwd = sp.diags(1.0 / stretch_int) @ bwd
-    return fwd, bwd, h, hd
-
-
-def _cell_average(ridge: Ridge, wl: float, comp: int, xa, xb, ya, yb, s: int, harmonic_axis: int | None):
-    """Average ε_comp over the cells [xa, xb] × [ya, yb] on an s × s sample grid (harmonic along one axis)."""
-    t = (np.arange(s) + 0.5) / s
-    xs = xa[:, None] + (xb - xa)[:, None] * t[None, :]  # (nx, s)
-    ys = ya[:, None] + (yb - ya)[:, None] * t[None, :]  # (ny, s)
-    e = ridge.eps_at(xs[:, :, None, None], ys[None, None, :, :], wl, comp)  # (nx, s, ny, s)
-    if harmonic_axis == 0:
-        return (1.0 / (1.0 / e).mean(axis=1)).mean(axis=-1)
-    if harmonic_axis == 1:
-        return (1.0 / (1.0 / e).mean(axis=-1)).mean(axis=1)
-    return e.mean(axis=(1, 3))
-
-
-def _ln_fraction(ridge: Ridge, xa, xb, ya, yb, s: int):
-    t = (np.arange(s) + 0.5) / s
-    xs = xa[:, None] + (xb - xa)[:, None] * t[None, :]
-    ys = ya[:, None] + (yb - ya)[:, None] * t[None, :]
-    return ridge.in_ln(xs[:, :, None, None], ys[None, None, :, :]).mean(axis=(1, 3))
-
-
-# ----------------------------------------------------------------------------- linear algebra
-
-
-def _nd_order(nx: int, ny: int, reach: int = 2, leaf: int = 48) -> np.ndarray:
-    """Geometric nested-dissection ordering of an nx × ny grid (node index i·ny + j).
-
-    Separators are ``reach`` lines thick (the stencil reach of P·Q), so eliminating the
-    two halves first confines fill-in to the separators (George, SIAM J. Numer. Anal. 10,
-    345 (1973)); a little less fill than SuperLU's COLAMD on this operator.
-    """
-    out = []
-
-    def rec(i0, i1, j0, j1):
-        di, dj = i1 - i0, j1 - j0
-        if di * dj <= leaf or (di <= 2 * reach and dj <= 2 * reach):
-            ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
-            out.append((ii * ny + jj).ravel())
-            return
-        if di >= dj:
-            m = i0 + (di - reach) // 2
-            rec(i0, m, j0, j1)
-            rec(m + reach, i1, j0, j1)
-            ii, jj = np.meshgrid(np.arange(m, m + reach), np.arange(j0, j1), indexing="ij")
-        else:
-            m = j0 + (dj - reach) // 2
-            rec(i0, i1, j0, m)
-            rec(i0, i1, m + reach, j1)
-            ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(m, m + reach), indexing="ij")
-        out.append((ii * ny + jj).ravel())
-
-    rec(0, nx, 0, ny)
-    return np.concatenate(out)
-
-
-def _eigs_near(a, sigma: complex, k: int, nx: int, ny: int):
-    """k eigenpairs of ``a`` nearest ``sigma`` by shift-invert Arnoldi with an ND-ordered LU."""
-    n = nx * ny
-    nodes = _nd_order(nx, ny)
-    perm = np.concatenate([nodes[:, None], nodes[:, None] + n], axis=1).ravel()  # Ex, Ey of a node together
-    m = (a - sigma * sp.identity(a.shape[0], format="csc"))[perm][:, perm].tocsc()
-    lu = spla.splu(m, permc_spec="NATURAL", diag_pivot_thresh=0.1, options={"SymmetricMode": True})
-    inv = np.empty_like(perm)
-    inv[perm] = np.arange(len(perm))
-
-    def solve(v):
-        return lu.solve(np.asarray(v, dtype=complex)[perm])[inv]
-
-    op = spla.LinearOperator(a.shape, matvec=solve, dtype=complex)
-    vals, vecs = spla.eigs(a, k=k, sigma=sigma, OPinv=op, which="LM", tol=1e-10)
-    return vals, vecs
-
-
 # ----------------------------------------------------------------------------- solver
 
 
@@ -397,10 +134,10 @@ def _grid(ridge: Ridge, mesh: Mesh, bend: bool, symmetry: str | None):
     segs = [(a, b, mesh.cells(b - a)) for a, b, _ in half]
     x_hi = x_out + mesh.pad_x + mesh.pml
     x_lo = 0.0 if symmetry is not None else (-(x_out + mesh.pad_x) if bend else -x_hi)  # a bend radiates outwards
-    xn = _axis(x_lo, x_hi, segs, mesh.step, mesh.step_max, mesh.growth)
+    xn = axis_nodes(x_lo, x_hi, segs, mesh.step, mesh.step_max, mesh.growth)
     t, sl = ridge.film_thickness, ridge.slab
     ysegs = [(a, b, mesh.cells(b - a)) for a, b in ((-m, 0.0), (0.0, sl), (sl, t), (t, t + m)) if b > a + 1e-12]
-    yn = _axis(-mesh.pad_below, t + mesh.pad_above, ysegs, mesh.step, mesh.step_max, mesh.growth)
+    yn = axis_nodes(-mesh.pad_below, t + mesh.pad_above, ysegs, mesh.step, mesh.step_max, mesh.growth)
     pml_hi = x_hi - mesh.pml if mesh.pml > 0 else math.inf
     pml_lo = x_lo + mesh.pml if (mesh.pml > 0 and symmetry is None and not bend) else -math.inf
     return xn, yn, pml_lo, pml_hi
@@ -470,8 +207,8 @@ def solve_modes(
         return 1.0 - 1j * mesh.pml_sigma * d**2
 
     left_x = symmetry or "pec"
-    dxf1, dxb1, hx, hxd = _diff_ops(xn, left_x, stretch(x), stretch(xh))
-    dyf1, dyb1, hy, hyd = _diff_ops(yn, "pec")
+    dxf1, dxb1, hx, hxd = diff_ops(xn, left_x, stretch(x), stretch(xh))
+    dyf1, dyb1, hy, hyd = diff_ops(yn, "pec")
     ix, iy = sp.identity(nx, format="csr"), sp.identity(ny, format="csr")
     k0 = 2 * math.pi / wl
     dxf = sp.kron(dxf1, iy, format="csr") / k0
@@ -482,9 +219,9 @@ def solve_modes(
     # materials at the Yee positions (sub-pixel averaged), and their λ-derivatives
     def eps(w):
         e = (
-            _cell_average(ridge, w, 0, xn[:-1], xn[1:], yd[:-1], yd[1:], mesh.subpixel, harmonic_axis=0),
-            _cell_average(ridge, w, 1, xd[:-1], xd[1:], yn[:-1], yn[1:], mesh.subpixel, harmonic_axis=1),
-            _cell_average(ridge, w, 2, xd[:-1], xd[1:], yd[:-1], yd[1:], mesh.subpixel, harmonic_axis=None),
+            cell_average(ridge, w, 0, xn[:-1], xn[1:], yd[:-1], yd[1:], mesh.subpixel, harmonic_axis=0),
+            cell_average(ridge, w, 1, xd[:-1], xd[1:], yn[:-1], yn[1:], mesh.subpixel, harmonic_axis=1),
+            cell_average(ridge, w, 2, xd[:-1], xd[1:], yd[:-1], yd[1:], mesh.subpixel, harmonic_axis=None),
         )
         if bend:  # transformation optics for z = Rθ: ε ⟂ × (1 + x/R), ε ∥ ÷ (1 + x/R)
             e = (e[0] * fh, e[1] * fi, e[2] / fi)
@@ -524,18 +261,18 @@ def solve_modes(
     ln, box, clad = ridge.eps_tensor(wl)
     # shift just above the highest possible n_eff: TE0 of the unetched film at the largest LN
     # index, times the bend's outward shift
-    n_top = _slab_te0(wl, film_thickness, math.sqrt(max(ln)), math.sqrt(box), math.sqrt(clad))
+    n_top = slab_te0_neff(wl, film_thickness, math.sqrt(max(ln)), math.sqrt(box), math.sqrt(clad))
     sigma = (neff_guess if neff_guess is not None else n_top * (1 + 0.5 * width / radius) + 0.01) ** 2
     n_cap = math.sqrt(max(ln)) * (1 + xn[-1] / radius)
     nev = min(num_modes + (extra if extra is not None else (6 if bend else 0)), 2 * nx * ny - 2)
-    vals, vecs = _eigs_near(a, sigma, nev, nx, ny)
+    vals, vecs = eigs_near(a, sigma, nev, nx, ny)
 
     # post-processing
     n = nx * ny
     area_xh = np.outer(hx, hyd)  # cells of Ex, Hy (half x, integer y)
     area_yh = np.outer(hxd, hy)  # cells of Ey, Hx
     area_c = np.outer(hxd, hyd)  # cells of Ez
-    ln_frac_x = _ln_fraction(ridge, xn[:-1], xn[1:], yd[:-1], yd[1:], mesh.subpixel)
+    ln_frac_x = ln_fraction(ridge, xn[:-1], xn[1:], yd[:-1], yd[1:], mesh.subpixel)
     weight = 1.0 if symmetry is None else 2.0
     in_pml = ((xh > pml_hi) | (xh < pml_lo))[:, None]
     near = np.zeros((nx, ny), bool)
@@ -587,7 +324,7 @@ def solve_modes(
     return modes[:num_modes]
 
 
-def _slab_te0(wl: float, t: float, n1: float, n_below: float, n_above: float) -> float:
+def slab_te0_neff(wl: float, t: float, n1: float, n_below: float, n_above: float) -> float:
     """TE0 index of an asymmetric slab (core n1, thickness t): k0 t κ = atan(γb/κ) + atan(γa/κ)."""
     k0 = 2 * math.pi / wl
     lo = max(n_below, n_above) + 1e-12
@@ -622,7 +359,7 @@ def _pick(modes: list[Mode], polarization: str) -> Mode:
     raise RuntimeError(f"no {polarization.upper()}-like mode among the {len(modes)} guided modes found")
 
 
-def _straight(wl, width, film_thickness, etch_depth, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh,
+def straight_mode(wl, width, film_thickness, etch_depth, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh,
               decouple_tm=False):  # fmt: skip
     """Fundamental straight mode in its mirror class (TE0: PEC wall, TM0: PMC wall)."""
     symmetry = "pec" if polarization == "te" else "pmc"
@@ -706,7 +443,7 @@ def bend_shift(
         (Δn_eff (complex; Im = radiation), dΔn_eff/dλ (1/µm)).
     """
     args = (wl, width, film_thickness, etch_depth)
-    st = _straight(*args, "te", crystal_axis, "sio2", 90.0, mesh, decouple_tm=True)
+    st = straight_mode(*args, "te", crystal_axis, "sio2", 90.0, mesh, decouple_tm=True)
     b = bend_modes(*args, radius, crystal_axis, mesh=mesh, neff_guess=st.neff.real, decouple_tm=True)
     if "te" not in b:
         raise RuntimeError(f"no guided TE bend mode at radius = {radius} µm")
@@ -734,7 +471,7 @@ def solve_mode(
     _validate(wl, radius)
     args = (wl, width, film_thickness, etch_depth)
     if not math.isfinite(radius):
-        return _straight(*args, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh)
+        return straight_mode(*args, polarization, crystal_axis, cladding, sidewall_angle_deg, mesh)
     b = bend_modes(*args, radius, crystal_axis, cladding, sidewall_angle_deg, mesh)
     if polarization not in b:
         raise RuntimeError(f"no guided {polarization.upper()}-like bend mode at radius = {radius} µm")

@@ -71,7 +71,7 @@ def _straight_job(axis, pol, wl, w, t, f, decouple_tm=False):
     from prismpic.pdk import modesolver as ms
 
     try:
-        m = ms._straight(wl, w, t, f * t, pol, axis, "sio2", 90.0, None, decouple_tm=decouple_tm)
+        m = ms.straight_mode(wl, w, t, f * t, pol, axis, "sio2", 90.0, None, decouple_tm=decouple_tm)
     except RuntimeError:
         return None
     return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from prismpic.analysis import calibration as cal
 from prismpic.cli import app
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 
 runner = CliRunner()
 R = 20.0
@@ -62,7 +62,7 @@ def truth_specs(dev, near_nm=1550.0):
 
 
 def kappa2(gap):
-    return math.sin(float(rings.coupling_angle(1.55, gap, R))) ** 2
+    return math.sin(float(ring_physics.coupling_angle(1.55, gap, R))) ** 2
 
 
 def _through_extinction_db(k1sq, k2sq, a):
@@ -81,10 +81,10 @@ def device(kind="add_drop", k1sq=0.02, er_db=15.0, extra_loss_db_per_cm=1.5, ng_
     extinction is set by noise); ``regime`` picks the weaker ("under") or stronger coupling.
     """
     k_lo, k_hi = kappa2(1.0), kappa2(0.17)
-    ng = float(rings.ring_ng(1.55, R)) * ng_scale
-    n_model = float(rings.ring_neff(1.55, R))
+    ng = float(ring_physics.ring_ng(1.55, R)) * ng_scale
+    n_model = float(ring_physics.ring_neff(1.55, R))
     m = round(n_model * L / (res_nm * 1e-3))
-    bend = float(rings.round_trip_loss_db(1.55, R, loss_db_per_cm=0.0)) / (L * 1e-4)  # dB/cm at the ring's design
+    bend = float(ring_physics.round_trip_loss_db(1.55, R, loss_db_per_cm=0.0)) / (L * 1e-4)  # dB/cm at the ring's design
     loss = bend + extra_loss_db_per_cm
     a = 10 ** (-loss * L * 1e-4 / 20)
     grid = np.geomspace(k_lo, k_hi, 2000)

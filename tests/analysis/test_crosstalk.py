@@ -11,9 +11,10 @@ import math
 import numpy as np
 import pytest
 
+from prismpic.analysis import channel_plan as cp
 from prismpic.analysis import crosstalk as xt
-from prismpic.circuits import prism_bank as pb
-from prismpic.components import rings
+from prismpic.circuits import bank_model as pb
+from prismpic.components import lineshapes, rings
 
 
 def db(x):
@@ -48,18 +49,18 @@ def test_airy_lineshape():
     # phase is 4 arcsin((1 − x)/(2√x)) (half maximum of 1/(1 + F sin²(φ/2)))
     x, fsr = 0.93, 8.0
     fwhm = fsr * 4 * math.asin((1 - x) / (2 * math.sqrt(x))) / (2 * math.pi)
-    assert xt.coefficient_of_finesse(fsr, fwhm) == pytest.approx(4 * x / (1 - x) ** 2, rel=1e-12)
-    assert xt.airy_crosstalk(fwhm / 2, fsr, fwhm) == pytest.approx(0.5, rel=1e-12)
-    assert xt.airy_crosstalk([0.0, fsr, -3 * fsr], fsr, fwhm) == pytest.approx([1, 1, 1])  # every order
+    assert lineshapes.coefficient_of_finesse(fsr, fwhm) == pytest.approx(4 * x / (1 - x) ** 2, rel=1e-12)
+    assert lineshapes.airy(fwhm / 2, fsr, fwhm) == pytest.approx(0.5, rel=1e-12)
+    assert lineshapes.airy([0.0, fsr, -3 * fsr], fsr, fwhm) == pytest.approx([1, 1, 1])  # every order
     # Lorentzian limit near the line: 1/(1 + (2Δ/FWHM)²); sin²z = z²(1 − z²/3 + …) in both Δ and FWHM
     dl = 3 * fwhm
     rel = (math.pi * dl / fsr) ** 2 / 3 + (math.pi * fwhm / (2 * fsr)) ** 2 / 3
-    assert xt.airy_crosstalk(dl, fsr, fwhm) == pytest.approx(xt.lorentzian_crosstalk(dl, fwhm), rel=rel)
+    assert lineshapes.airy(dl, fsr, fwhm) == pytest.approx(lineshapes.lorentzian(dl, fwhm), rel=rel)
     # pigeonhole bound: Airy at FSR/d
-    assert xt.common_fsr_bound_db(16, fsr, fwhm) == pytest.approx(db(xt.airy_crosstalk(fsr / 16, fsr, fwhm)))
+    assert cp.common_fsr_bound_db(16, fsr, fwhm) == pytest.approx(db(lineshapes.airy(fsr / 16, fsr, fwhm)))
     m = xt.airy_crosstalk_matrix([1.550, 1.551, 1.558], fsr, fwhm)
     assert np.diag(m) == pytest.approx([0, 0, 0], abs=1e-12)
-    assert m[0, 1] == pytest.approx(db(xt.airy_crosstalk(1.0, fsr, fwhm)))
+    assert m[0, 1] == pytest.approx(db(lineshapes.airy(1.0, fsr, fwhm)))
 
 
 # ---------------------------------------------------------------------------- the matrix
@@ -85,7 +86,7 @@ def test_airy_cross_check_from_ring_specs(alias, spec):
         for j in range(4):
             s = rings.ring_specs(float(ch[i]), radius=float(r[j]))
             offset = (ch[i] - s["resonance_um"]) * 1e3
-            airy = xt.airy_crosstalk(offset, s["fsr_nm"], own[i]["fwhm_nm"])
+            airy = lineshapes.airy(offset, s["fsr_nm"], own[i]["fwhm_nm"])
             assert db(airy) == pytest.approx(res.matrix[i, j], abs=0.1)
             assert res.offset_nm[i, j] == pytest.approx(offset, abs=1e-5)
             assert res.order[i, j] == round((s["resonance_um"] - ch[j]) * 1e3 / s["fsr_nm"])
@@ -124,18 +125,18 @@ def test_easy_plan_is_limited_by_the_adjacent_lorentzian(easy, spec):
     assert res.fwhm_nm == pytest.approx(centre["fwhm_nm"], rel=1e-6)
     # the worst pair: ring j's main line at one spacing from channel i, with the linewidth at λ_i
     here = rings.ring_specs(float(ch[i]), radius=float(r[i]))
-    airy = xt.airy_crosstalk(s, here["fsr_nm"], here["fwhm_nm"])
+    airy = lineshapes.airy(s, here["fsr_nm"], here["fwhm_nm"])
     assert res.worst_db == pytest.approx(db(airy), abs=0.05)
     # ≈ the Lorentzian: they differ by sin(πs/FSR)/(πs/FSR) (0.22 dB at FSR/8), and the linewidth
     # at the band centre differs from that at λ_i
-    lorentz = xt.lorentzian_crosstalk(s, spec["fwhm_nm"])
-    tol = abs(db(airy / xt.lorentzian_crosstalk(s, here["fwhm_nm"]))) + 2 * abs(db(here["fwhm_nm"] / spec["fwhm_nm"]))
+    lorentz = lineshapes.lorentzian(s, spec["fwhm_nm"])
+    tol = abs(db(airy / lineshapes.lorentzian(s, here["fwhm_nm"]))) + 2 * abs(db(here["fwhm_nm"] / spec["fwhm_nm"]))
     assert res.worst_db == pytest.approx(db(lorentz), abs=tol + 0.05)
     assert tol < 0.5
 
 
 def test_seed_plan_worst_pair_is_an_alias(spec):
-    ch, r = xt.seed_plan()  # S1-03: 32 channels at 1.6 nm; S1-10: R = 20 µm
+    ch, r = cp.seed_plan()  # S1-03: 32 channels at 1.6 nm; S1-10: R = 20 µm
     assert len(ch) == 32 and np.diff(ch) * 1e3 == pytest.approx(np.full(31, 1.6))
     fsr, fwhm = spec["fsr_nm"], spec["fwhm_nm"]
     # the physics: 32·1.6 nm > FSR, so rings meet foreign channels through other orders; the 32
@@ -145,8 +146,8 @@ def test_seed_plan_worst_pair_is_an_alias(spec):
     # (the radii differ by up to half an FSR's worth, which moves the rings' phases apart by up to
     # π·span/λ ≈ 0.1 rad, half of 2π/32: allow 1.5·FSR/32)
     reach = 1.5 * fsr / 32
-    bound = db(xt.airy_crosstalk(reach, fsr, fwhm))
-    assert bound > db(xt.lorentzian_crosstalk(1.6, fwhm)) + 6
+    bound = db(lineshapes.airy(reach, fsr, fwhm))
+    assert bound > db(lineshapes.lorentzian(1.6, fwhm)) + 6
     res = xt.crosstalk_matrix(ch, r, bank=False)
     i, j = res.worst_pair
     assert res.worst_db >= bound
@@ -217,7 +218,7 @@ def test_vernier_pair_multiplies_the_drops(alias):
     assert res.fsr_nm == pytest.approx(fa * fb / abs(fa - fb), rel=0.01)  # common FSR of the pair
     assert res.worst_db < single.worst_db
     # a balanced readout also sees the through bus, which the bus-coupled ring depletes on its own
-    both = xt.check_channel_plan(ch, np.stack([r, rb], -1), -1.0, readout="balanced")
+    both = cp.check_channel_plan(ch, np.stack([r, rb], -1), -1.0, readout="balanced")
     assert both.worst_db == pytest.approx(single.worst_db) and both.worst_pair == single.worst_pair
 
 
@@ -231,32 +232,32 @@ def test_plot(alias, tmp_path):
 # ---------------------------------------------------------------------------- plans
 def test_check_channel_plan(alias):
     ch, r, res = alias
-    ok = xt.check_channel_plan(ch, r, target_db=res.worst_db + 0.5)
+    ok = cp.check_channel_plan(ch, r, target_db=res.worst_db + 0.5)
     assert ok.passed and ok.margin_db == pytest.approx(0.5)
-    bad = xt.check_channel_plan(ch, r, target_db=res.worst_db - 0.5, band_nm=(1530.0, 1565.0))
+    bad = cp.check_channel_plan(ch, r, target_db=res.worst_db - 0.5, band_nm=(1530.0, 1565.0))
     assert not bad.passed and "order" in bad.reason
-    out = xt.check_channel_plan(ch, r, target_db=-1.0, band_nm=(1551.0, 1565.0))
+    out = cp.check_channel_plan(ch, r, target_db=-1.0, band_nm=(1551.0, 1565.0))
     assert not out.passed and not out.in_band and "outside the band" in out.reason
 
 
 def test_optimizer_finds_an_easy_plan(spec):
-    search = xt.optimize_channel_plan(4, band_nm=(1546.0, 1554.0), target_db=-15.0, n_spacings=300)
+    search = cp.optimize_channel_plan(4, band_nm=(1546.0, 1554.0), target_db=-15.0, n_spacings=300)
     assert search.feasible and search.best is not None
     best = search.best
     lam = best.channels_um * 1e3
     assert lam.min() >= 1546.0 - 1e-9 and lam.max() <= 1554.0 + 1e-9
-    check = xt.check_channel_plan(best.channels_um, best.radii, -15.0)
+    check = cp.check_channel_plan(best.channels_um, best.radii, -15.0)
     assert check.passed and check.worst_db == pytest.approx(best.worst_db)
     # 4 channels on one radius family: no plan beats the pigeonhole bound (phases FSR/4 apart)
-    assert best.worst_db >= xt.common_fsr_bound_db(4, spec["fsr_nm"], spec["fwhm_nm"]) - 0.5
+    assert best.worst_db >= cp.common_fsr_bound_db(4, spec["fsr_nm"], spec["fwhm_nm"]) - 0.5
     assert all(q.worst_db <= -15.0 for q in search.plans)
 
 
 def test_optimizer_says_none_exists(spec):
     # 4 rings of one radius family: the pigeonhole bound from the ring's FSR and FWHM (C band centre)
     c = rings.ring_specs(1.5475)
-    bound = db(1 / (1 + xt.coefficient_of_finesse(c["fsr_nm"], c["fwhm_nm"]) * math.sin(math.pi / 4) ** 2))
-    search = xt.optimize_channel_plan(4, target_db=bound - 1.5, n_spacings=300)
+    bound = db(1 / (1 + lineshapes.coefficient_of_finesse(c["fsr_nm"], c["fwhm_nm"]) * math.sin(math.pi / 4) ** 2))
+    search = cp.optimize_channel_plan(4, target_db=bound - 1.5, n_spacings=300)
     assert search.adjacent_bound_db < bound - 1.5  # the C band leaves room: only the FSR forbids it
     assert not search.feasible and search.best is None and search.plans == []
     assert "pigeonhole" in search.reason
@@ -265,8 +266,8 @@ def test_optimizer_says_none_exists(spec):
     assert search.closest.worst_db >= bound - 0.5
     # adjacent channels: 16 channels in 2 nm are 0.133 nm apart; a target below that Lorentzian is impossible
     s = 2.0 / 15
-    target = db(xt.lorentzian_crosstalk(s, spec["fwhm_nm"])) - 6.0
-    none = xt.optimize_channel_plan(16, band_nm=(1549.0, 1551.0), target_db=target, family="per_channel_radii",
+    target = db(lineshapes.lorentzian(s, spec["fwhm_nm"])) - 6.0
+    none = cp.optimize_channel_plan(16, band_nm=(1549.0, 1551.0), target_db=target, family="per_channel_radii",
                                     radius_range=(19.0, 21.0))
     assert not none.feasible and none.best is None and "adjacent" in none.reason
 
@@ -284,12 +285,12 @@ def test_optimizer_says_none_exists(spec):
         (lambda: xt.crosstalk_matrix([1.55, 1.56], [20.0, 20.0], gap=0.01), "gap"),
         (lambda: xt.crosstalk_matrix([1.55, 1.56], [20.0, 20.0], thermal_decay_length_um=-1.0),
          "thermal_decay_length_um"),
-        (lambda: xt.check_channel_plan([1.55, 1.56], [20.0, 20.0], target_db=3.0), "target_db"),
-        (lambda: xt.optimize_channel_plan(1), "d = 1"),
-        (lambda: xt.optimize_channel_plan(8, family="triple"), "family"),
-        (lambda: xt.optimize_channel_plan(8, band_nm=(1565.0, 1530.0)), "band_nm"),
-        (lambda: xt.optimize_channel_plan(8, radius_range=(30.0, 15.0)), "radius_range"),
-        (lambda: xt.optimize_channel_plan(8, family="vernier", readout="through"), "readout"),
+        (lambda: cp.check_channel_plan([1.55, 1.56], [20.0, 20.0], target_db=3.0), "target_db"),
+        (lambda: cp.optimize_channel_plan(1), "d = 1"),
+        (lambda: cp.optimize_channel_plan(8, family="triple"), "family"),
+        (lambda: cp.optimize_channel_plan(8, band_nm=(1565.0, 1530.0)), "band_nm"),
+        (lambda: cp.optimize_channel_plan(8, radius_range=(30.0, 15.0)), "radius_range"),
+        (lambda: cp.optimize_channel_plan(8, family="vernier", readout="through"), "readout"),
     ],
 )
 def test_bad_input(call, match):

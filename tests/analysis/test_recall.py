@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from prismpic.analysis import recall as rc
+from prismpic.analysis import recall_seed
 from prismpic.analysis import signatures as sg
 
 ALL = rc.PATHS
@@ -141,25 +142,25 @@ def test_caller_supplied_ring_transfer():
 def test_recall_table_and_plot(tmp_path):
     # a probe-shaped bank (readings 0.5 and 0.3) shares the probe compilation
     sig = sg.Signatures("probe", np.array([[1.0, 0.0], [0.6, 0.0]]), X_PROBE, 1.0, np.ones(N_PROBE))
-    rows = rc.recall_table(sig, k=1)
+    rows = recall_seed.recall_table(sig, k=1)
     assert len(rows) == 6
     assert rows[0][1].mean == 1.0
     # the NEP case: σ_rel of a balanced pair, √(2(R·NEP)²B + 2qRPB + 4qI_dB)/(R·P) = 0.0178,
     # far below Δ = 0.2: a swap has probability Φ(−0.2/(0.0178·√2)) ≈ 1e-15, so recall stays 1
-    rel, _ = rc.seed_nep_noise_rel()
+    rel, _ = recall_seed.seed_nep_noise_rel()
     r, p, b, e = 0.95, 25.7e-6, 1e9, 1.602176634e-19
     assert rel == pytest.approx(math.sqrt(2 * (r * 10e-12) ** 2 * b + 2 * e * r * p * b + 4 * e * 1.3e-9 * b) / (r * p))
     assert rows[3][1].mean == 1.0
     for _, res in rows:
         assert 0.0 <= res.ci_low <= res.mean <= res.ci_high <= 1.0
-    assert "5-bit weights" in rc.format_recall_table(rows)
+    assert "5-bit weights" in recall_seed.format_recall_table(rows)
     path = tmp_path / "recall.png"
-    rc.plot_recall(rows, path)
+    recall_seed.plot_recall(rows, path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_seed_signatures_shape_and_range():
-    sig = rc.seed_signatures(n_blocks=20, n_queries=5, d=8)
+    sig = recall_seed.seed_signatures(n_blocks=20, n_queries=5, d=8)
     assert sig.blocks.shape == (20, 8) and sig.queries.shape == (5, 8)
     assert np.max(np.abs(sig.blocks)) == pytest.approx(1.0)
 

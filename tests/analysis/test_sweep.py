@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from prismpic.analysis import sweep as sw
 from prismpic.cli import app
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 
 runner = CliRunner()
 WL = np.linspace(1.545, 1.555, 201)
@@ -33,7 +33,7 @@ def test_sweep_equals_point_by_point_and_fsr():
     dips = np.flatnonzero((t[1:-1] < t[:-2]) & (t[1:-1] < t[2:])) + 1
     lam = fine.wl[dips]
     fsr = np.diff(lam).mean()
-    ng = float(rings.ring_ng(lam.mean(), 20.0))
+    ng = float(ring_physics.ring_ng(lam.mean(), 20.0))
     assert fsr == pytest.approx(lam.mean() ** 2 / (ng * 2 * math.pi * 20.0), rel=2e-3)
 
 

@@ -10,8 +10,8 @@ import sax
 from scipy.integrate import quad
 
 import prismpic
-from prismpic.circuits import prism_bank as pb
-from prismpic.circuits.prototype import flat_netlist
+from prismpic.circuits import bank_layout, bank_model
+from prismpic.circuits.netlists import flat_netlist
 from prismpic.components.couplers import sbend, sbend_model
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk import dispersion, drc
@@ -72,13 +72,13 @@ def test_sbend_cell_geometry_and_rule():
 # ---------------------------------------------------------------------------- channel with jogs
 @pytest.fixture(scope="module")
 def radii4():
-    return pb.plan_radii(4, spacing_nm=1.6)
+    return bank_model.plan_radii(4, spacing_nm=1.6)
 
 
 def test_channel_with_unequal_radii_fast_equals_netlist(radii4):
-    jogs = np.asarray(pb.drop_jogs_um(np.asarray(radii4)))
+    jogs = np.asarray(bank_model.drop_jogs_um(np.asarray(radii4)))
     assert np.all(jogs != 0)  # ring j on channel j: radii differ by tens of nm, so do the drop buses
-    c = pb.prism_channel(radii=radii4)
+    c = bank_layout.prism_channel(radii=radii4)
     assert drc(c) == []
     models = prismpic.get_pdk().models
     net, placements = flat_netlist(c, models)
@@ -89,29 +89,29 @@ def test_channel_with_unequal_radii_fast_equals_netlist(radii4):
     wl = jnp.linspace(1.545, 1.555, 201)
     volts = [3.0, -7.0, 12.0, 0.5]
     s = circuit(wl=wl, **{n: {"voltage_v": v} for n, v in zip(names, volts, strict=True)})
-    d, t = pb.bank_fields(wl, jnp.asarray(radii4), jnp.asarray([volts]))  # the jitted channel_fields of N channels
+    d, t = bank_model.bank_fields(wl, jnp.asarray(radii4), jnp.asarray([volts]))  # the jitted channel_fields of N channels
     np.testing.assert_allclose(s[("o1", "o4")], d[0], atol=1e-9, rtol=0)
     np.testing.assert_allclose(s[("o1", "o2")], t[0], atol=1e-9, rtol=0)
     # the jogs matter at this tolerance: each S-bend's transmission differs from the straight's by ≫ 1e-9
-    straight_t = complex(straight_model(wl=1.55, length=pb.RING_SPACING)[("o1", "o2")])
+    straight_t = complex(straight_model(wl=1.55, length=bank_model.RING_SPACING)[("o1", "o2")])
     for h in jogs:
-        bend_t = complex(sbend_model(wl=1.55, length=pb.RING_SPACING, offset=float(h))[("o1", "o2")])
+        bend_t = complex(sbend_model(wl=1.55, length=bank_model.RING_SPACING, offset=float(h))[("o1", "o2")])
         assert abs(bend_t / straight_t - 1) > 1e-4
 
 
 def test_drop_jogs_are_the_drawn_port_heights(radii4):
     radii = radii4
-    c = pb.prism_channel(radii=radii)
+    c = bank_layout.prism_channel(radii=radii)
     rings_ = sorted((i for i in c.insts if i.cell.function_name == "ring_add_drop"), key=lambda i: i.dcplx_trans.disp.x)
     heights = [r.ports["o4"].dcenter[1] - r.ports["o1"].dcenter[1] for r in rings_]
-    np.testing.assert_allclose(np.diff(heights), pb.drop_jogs_um(np.asarray(radii)), atol=1e-9)
+    np.testing.assert_allclose(np.diff(heights), bank_model.drop_jogs_um(np.asarray(radii)), atol=1e-9)
     assert all(abs(r.ports["o1"].dcenter[1] - rings_[0].ports["o1"].dcenter[1]) < 1e-9 for r in rings_)
 
 
 # ---------------------------------------------------------------------------- bank tile
 @pytest.fixture(scope="module")
 def tile():
-    return pb.prism_bank(n_channels=4, d=4)
+    return bank_layout.prism_bank(n_channels=4, d=4)
 
 
 def test_bank_tile_is_drc_clean_with_ports_on_pitch(tile):
@@ -140,7 +140,7 @@ def test_bank_tile_metal_nets(tile):
     # per row: d signal nets (plate + lead + pad), one ground net (lower plates, rail, pad), the detector's
     # three nets, and the d floating disks: 2d + 4 separate metal polygons, none shared between rows
     assert _metal(tile).count() == 4 * (2 * 4 + 4)
-    row = pb.prism_row(radii=tuple(tile.info["radii"]))
+    row = bank_layout.prism_row(radii=tuple(tile.info["radii"]))
     metal = _metal(row)
     ch = next(i for i in row.insts if i.cell.function_name == "prism_channel")
     gx, gy = row.ports["e5"].dcenter  # ground pad, south edge
@@ -159,12 +159,12 @@ def test_bank_tile_metal_nets(tile):
 
 def test_bad_layout_inputs(radii4):
     with pytest.raises(ValueError, match=r"pad_size = 80 µm is outside the valid range \[50, "):
-        pb.prism_row(radii=radii4, pad_size=80.0, ring_spacing=10.0)
+        bank_layout.prism_row(radii=radii4, pad_size=80.0, ring_spacing=10.0)
     with pytest.raises(ValueError, match=r"ring_spacing = 1 µm is outside the valid range"):
-        pb.prism_channel(radii=radii4, ring_spacing=1.0)
+        bank_layout.prism_channel(radii=radii4, ring_spacing=1.0)
     with pytest.raises(ValueError, match=r"d = 80 is outside the valid range \[1, 63\]"):
-        pb.prism_bank(n_channels=2, d=80)
+        bank_layout.prism_bank(n_channels=2, d=80)
     with pytest.raises(ValueError, match=r"channel_pitch = 100 µm is outside the valid range"):
-        pb.prism_bank(n_channels=2, d=2, channel_pitch=100.0)
+        bank_layout.prism_bank(n_channels=2, d=2, channel_pitch=100.0)
     with pytest.raises(ValueError, match=r"n_channels = 0 is outside the valid range \[1, 4096\]"):
-        pb.prism_bank(n_channels=0)
+        bank_layout.prism_bank(n_channels=0)

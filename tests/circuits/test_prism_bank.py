@@ -7,8 +7,8 @@ import pytest
 import sax
 
 import prismpic
-from prismpic.circuits.netlists import optical_netlist
-from prismpic.circuits.prism_bank import (
+from prismpic.circuits.bank_layout import prism_channel
+from prismpic.circuits.bank_model import (
     balanced_currents_a,
     balanced_weights,
     bank_fields,
@@ -16,11 +16,10 @@ from prismpic.circuits.prism_bank import (
     channel_fields,
     channel_plan_um,
     exact_scores,
-    prism_channel,
-    program_weights,
-    weight_gain,
 )
-from prismpic.components import rings
+from prismpic.circuits.netlists import optical_netlist
+from prismpic.circuits.weight_programming import program_weights, weight_gain
+from prismpic.components import ring_physics, rings
 from prismpic.pdk import drc
 
 
@@ -65,7 +64,7 @@ def test_energy_conservation_without_loss():
     wl = jnp.linspace(1.54, 1.56, 301)
     d, t = channel_fields(wl, jnp.array([20.0, 20.02, 19.97]), jnp.zeros(3), loss_db_per_cm=0.0)
     # lossless rings and buses (bend radiation aside): what is not dropped goes through
-    bend = rings.round_trip_loss_db(1.55, 20.0, loss_db_per_cm=0.0)
+    bend = ring_physics.round_trip_loss_db(1.55, 20.0, loss_db_per_cm=0.0)
     total = np.abs(np.asarray(d)) ** 2 + np.abs(np.asarray(t)) ** 2
     assert np.all(total <= 1 + 1e-12)
     if float(bend) < 1e-6:

@@ -12,16 +12,14 @@ import sax
 
 import prismpic
 from prismpic.analysis import noise
-from prismpic.circuits.ptu import (
-    column_snr_db,
+from prismpic.analysis.ptu_readout import column_snr_db, ptu_readout_counts
+from prismpic.circuits.ptu import ptu, ptu_netlist
+from prismpic.circuits.ptu_model import (
     coupler_lengths,
     differential_readout,
     fractions_to_weights,
-    ptu,
     ptu_fast,
-    ptu_netlist,
     ptu_optical_powers,
-    ptu_readout_counts,
     row_soa_gain_db,
     signed_weights_to_fractions,
     tap_fractions,

@@ -14,7 +14,7 @@ from scipy import integrate
 
 import prismpic
 from prismpic.components import couplers as cp
-from prismpic.components.rings import coupling_per_um_extended, fit_max_gap
+from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.waveguides import neff_along
 from prismpic.pdk import dispersion
 from prismpic.pdk.rules import RULES

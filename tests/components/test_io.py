@@ -68,7 +68,7 @@ def test_edge_coupler_model_is_overlap_times_taper():
     # a tip inside the dispersion model's width range: the taper is waveguides.taper_model's
     s = io.edge_coupler_model(wl=WL, tip_width=1.0)
     eta = float(io.edge_coupling_efficiency(WL, tip_width=1.0))
-    t = taper_model(WL, 200.0, 1.0, 1.4)[("o1", "o2")]
+    t = taper_model(wl=WL, length=200.0, width1=1.0, width2=1.4)[("o1", "o2")]
     assert complex(s[("o1", "o2")]) == pytest.approx(complex(math.sqrt(eta) * t), rel=1e-10)
     # a narrow tip: amplitude is still √η × propagation loss
     s = io.edge_coupler_model(wl=WL)

@@ -1,4 +1,5 @@
-"""Physics tests of the phase shifter, the push-pull MZM and the EAM (modulators.py)."""
+"""Physics tests of the phase shifter, the push-pull MZM (modulators.py), its field factor (pdk/electrostatics.py),
+its RF line (rf_line.py) and the EAM (eam.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy import integrate, optimize, special
+from scipy import constants, integrate, optimize, special
 
 import prismpic
+from prismpic.components import eam, rf_line
 from prismpic.components import modulators as mod
-from prismpic.pdk import dispersion, materials
+from prismpic.pdk import dispersion, electrostatics, materials
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS
 
 C_UM_PER_NS = 2.99792458e5
@@ -28,7 +30,7 @@ def _vpil_um(wl, gap, push_pull, width=1.4, film=FILM_THICKNESS, etch=ETCH_DEPTH
 
     At the platform stack by default, the models' defaults (the fit is for that stack)."""
     gamma = float(dispersion.eo_overlap(wl, width, film, etch))
-    f = float(mod.field_factor_fit(gap))
+    f = float(electrostatics.field_factor_fit(gap))
     v = wl * gap / (float(materials.n_ln_e(wl)) ** 3 * materials.R33_PM_PER_V * 1e-6 * gamma * f)
     return v / (2 if push_pull else 1)
 
@@ -43,7 +45,7 @@ def test_vpil_published_range():
     """Wang et al., Nature 562, 101 (2018): Vπ·L ≈ 2.2–2.8 V·cm † for X-cut, 600 nm film, 300 nm etch,
     ~1.4 µm ridge, 5 µm gap † (geometry recalled, not read: ±10 % allowed around the range).
     The field factor by FEM for that etch (``field_factor_fit`` is the 0.35 µm platform's)."""
-    f = mod.electrode_field_factor(5.0, width=1.4, film_thickness=0.6, etch_depth=0.3)
+    f = electrostatics.electrode_field_factor(5.0, width=1.4, film_thickness=0.6, etch_depth=0.3)
     vpil = float(mod.mzm_vpi_l_v_cm(1.55, 5.0, width=1.4, film_thickness=0.6, etch_depth=0.3, field_factor=f))
     assert 0.9 * 2.2 <= vpil <= 1.1 * 2.8
 
@@ -91,7 +93,7 @@ def test_field_factor_fem_matches_conformal_map():
 
     xr = (a + b) / 2
     exact = integrate.dblquad(ex, xr - w / 2, xr + w / 2, -0.3, 0.3)[0] / (w * 0.6) * g
-    fem = mod.electrode_field_factor(
+    fem = electrostatics.electrode_field_factor(
         g, signal_width=s, width=w, metal_thickness=0.01, eps_ln=(1.0, 1.0), eps_clad=1.0, eps_box=1.0, eps_sub=1.0
     )
     assert fem == pytest.approx(exact, rel=0.025)
@@ -100,7 +102,7 @@ def test_field_factor_fem_matches_conformal_map():
 @pytest.mark.parametrize("gap", [5.0, 8.0])
 def test_field_factor_fit_matches_fem(gap):
     """The fit against the FEM at the platform stack (the models' defaults); the fit's own error is < 0.0022."""
-    assert float(mod.field_factor_fit(gap)) == pytest.approx(mod.electrode_field_factor(gap), abs=0.005)
+    assert float(electrostatics.field_factor_fit(gap)) == pytest.approx(electrostatics.electrode_field_factor(gap), abs=0.005)
 
 
 # ---------------------------------------------------------------------------- MZM DC response
@@ -161,7 +163,7 @@ def _sinc_root(level):
 
 def test_velocity_matched_lossless_is_unlimited():
     ng = float(dispersion.ng(1.55))
-    assert math.isinf(mod.mzm_bandwidth_ghz(n_rf=ng, rf_loss_db_per_cm_sqrt_ghz=0.0, z0_ohm=50.0))
+    assert math.isinf(rf_line.mzm_bandwidth_ghz(n_rf=ng, rf_loss_db_per_cm_sqrt_ghz=0.0, z0_ohm=50.0))
 
 
 def test_velocity_mismatch_bandwidth():
@@ -170,7 +172,7 @@ def test_velocity_mismatch_bandwidth():
     dn = 0.15
     lm = _lm()
     expected = _sinc_root(10 ** (-3 / 20)) * C_UM_PER_NS / (math.pi * dn * lm)
-    got = mod.mzm_bandwidth_ghz(n_rf=ng + dn, rf_loss_db_per_cm_sqrt_ghz=0.0, z0_ohm=50.0)
+    got = rf_line.mzm_bandwidth_ghz(n_rf=ng + dn, rf_loss_db_per_cm_sqrt_ghz=0.0, z0_ohm=50.0)
     assert got == pytest.approx(expected, rel=1e-7)
     assert _sinc_root(10 ** (-3 / 20)) == pytest.approx(1.39, abs=5e-3)  # the familiar 1.39 (≈ 1.4)
 
@@ -181,7 +183,7 @@ def test_loss_limited_bandwidth():
     a_star = optimize.brentq(lambda a: -math.expm1(-a) / a - 10 ** (-3 / 20), 1e-3, 10)
     alpha0_np_per_um = 0.7 / (20 / math.log(10)) * 1e-4
     expected = (a_star / (alpha0_np_per_um * _lm())) ** 2
-    assert mod.mzm_bandwidth_ghz(n_rf=ng, z0_ohm=50.0) == pytest.approx(expected, rel=1e-7)
+    assert rf_line.mzm_bandwidth_ghz(n_rf=ng, z0_ohm=50.0) == pytest.approx(expected, rel=1e-7)
 
 
 @pytest.mark.parametrize("f_ghz", [5.0, 40.0, 110.0])
@@ -203,16 +205,16 @@ def test_eo_response_matches_transmission_line_solution(f_ghz):
     v = (amp_a * np.exp(-gamma * z) + amp_b * np.exp(gamma * z)) * np.exp(1j * beta_o * z)
     veff = integrate.trapezoid(v, z) / length
     expected = abs(veff) / (zl / (zl + zs))
-    got = float(mod.mzm_eo_response(f_ghz, length, n_rf, n_g, a0, z0, zs, zl))
+    got = float(rf_line.mzm_eo_response(f_ghz, length, n_rf, n_g, a0, z0, zs, zl))
     assert got == pytest.approx(expected, rel=1e-7)
-    assert float(mod.mzm_eo_response(0.0, length, n_rf, n_g, a0, z0, zs, zl)) == pytest.approx(1.0, rel=1e-12)
+    assert float(rf_line.mzm_eo_response(0.0, length, n_rf, n_g, a0, z0, zs, zl)) == pytest.approx(1.0, rel=1e-12)
 
 
 def test_cpw_semi_infinite_substrate_limit():
     """A bare SiO2 half-space below, air above: ε_eff = (ε + 1)/2, Z0 = 30π K(k0')/(√ε_eff K(k0))."""
     s, g = 15.0, 5.0
-    n_rf, z0 = mod.cpw_line(s, g, film_thickness=2e-9, etch_depth=1e-9, clad_thickness=1e-9, box_thickness=1e7)
-    eps = (mod.EPS_SIO2_RF + 1) / 2
+    n_rf, z0 = rf_line.cpw_line(s, g, film_thickness=2e-9, etch_depth=1e-9, clad_thickness=1e-9, box_thickness=1e7)
+    eps = (materials.EPS_SIO2_RF + 1) / 2
     k0 = s / (s + 2 * g)
     assert float(n_rf) == pytest.approx(math.sqrt(eps), rel=1e-6)
     assert float(z0) == pytest.approx(30 * math.pi / math.sqrt(eps) * special.ellipk(1 - k0**2) / special.ellipk(k0**2), rel=1e-6)
@@ -220,24 +222,24 @@ def test_cpw_semi_infinite_substrate_limit():
 
 def test_default_line_is_plausible():
     """The platform line lies between its all-oxide and all-Si bounds and near 50 Ω at the default widths."""
-    n_rf, z0 = (float(x) for x in mod.cpw_line())
-    assert math.sqrt((mod.EPS_SIO2_RF + 1) / 2) < n_rf < math.sqrt((mod.EPS_SI_RF + mod.EPS_SIO2_RF) / 2)
+    n_rf, z0 = (float(x) for x in rf_line.cpw_line())
+    assert math.sqrt((materials.EPS_SIO2_RF + 1) / 2) < n_rf < math.sqrt((materials.EPS_SI_RF + materials.EPS_SIO2_RF) / 2)
     assert 35.0 < z0 < 65.0
 
 
 # ---------------------------------------------------------------------------- EAM
 def test_eam_absorption_and_extinction():
     kw = dict(absorber_length=150.0, absorption_change_db_per_um=0.08, v_half_v=1.5, insertion_loss_db=3.0)
-    t0 = abs(complex(mod.eam_model(1.55, **kw)[("o1", "o2")])) ** 2
+    t0 = abs(complex(eam.eam_model(1.55, **kw)[("o1", "o2")])) ** 2
     for v in (1.0, 1.5, 4.0):
-        tv = abs(complex(mod.eam_model(1.55, voltage_v=v, **kw)[("o1", "o2")])) ** 2
+        tv = abs(complex(eam.eam_model(1.55, voltage_v=v, **kw)[("o1", "o2")])) ** 2
         assert 10 * math.log10(t0 / tv) == pytest.approx(0.08 * 150.0 * v**2 / (v**2 + 1.5**2), rel=1e-12)
     prop_db = 0.2 * (150.0 + 2 * 30.0) * 1e-4
     assert -10 * math.log10(t0) == pytest.approx(3.0 + prop_db, rel=1e-12)
     with pytest.raises(ValueError, match="voltage_v"):
-        mod.eam_model(voltage_v=-1.0)
+        eam.eam_model(voltage_v=-1.0)
 
 
 def test_eam_rc_bandwidth():
-    c = 8.8541878128e-12 * 12.5 * 4e-6 * 100e-6 / 0.4e-6
-    assert mod.eam_bandwidth_ghz() == pytest.approx(1 / (2 * math.pi * 25.0 * c) / 1e9, rel=1e-12)
+    c = constants.epsilon_0 * 12.5 * 4e-6 * 100e-6 / 0.4e-6
+    assert eam.eam_bandwidth_ghz() == pytest.approx(1 / (2 * math.pi * 25.0 * c) / 1e9, rel=1e-12)

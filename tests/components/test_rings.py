@@ -17,7 +17,7 @@ from scipy.integrate import quad
 from scipy.optimize import brentq
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.components import rings
+from prismpic.components import ring_physics
 from prismpic.components.rings import (
     critical_gap,
     resonance_wavelength,
@@ -33,7 +33,7 @@ from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
 from prismpic.testing import check_finite, check_passive, check_reciprocal
 
-R, W, GAP = 20.0, 1.4, rings.GAP
+R, W, GAP = 20.0, 1.4, ring_physics.GAP
 FILM, ETCH = FILM_THICKNESS, ETCH_DEPTH
 INTERIM = (dispersion.__doc__ or "").lstrip().startswith("INTERIM")
 
@@ -41,7 +41,7 @@ INTERIM = (dispersion.__doc__ or "").lstrip().startswith("INTERIM")
 # ---------------------------------------------------------------------------- independent formulas
 # The dispersion model's scalar functions, jitted once: scipy's adaptive quadrature calls C(g) some
 # hundreds of times per coupler, and eagerly each call dispatches the interpolant's ops one by one.
-_coupling_per_um = jax.jit(lambda wl, g, w: rings.coupling_per_um_extended(wl, g, w, FILM, ETCH))
+_coupling_per_um = jax.jit(lambda wl, g, w: ring_physics.coupling_per_um_extended(wl, g, w, FILM, ETCH))
 _bend_loss_db_per_cm = jax.jit(lambda wl, r, w: dispersion.bend_loss_db_per_cm(wl, r, w, FILM, ETCH))
 _neff = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.neff(wl, w, FILM, ETCH, r, "te", ax)) for ax in "zy"}
 _ng = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.ng(wl, w, FILM, ETCH, r, "te", ax)) for ax in "zy"}
@@ -147,7 +147,7 @@ def test_coupling_angle_quadrature_and_closed_form(monkeypatch):
     c0, gam = 0.5, 4.0
     monkeypatch.setattr(dispersion, "coupling_per_um", lambda wl, g, *a: c0 * jnp.exp(-gam * g) + 0 * wl)
     for radius, gap in ((20.0, 0.2), (60.0, 0.4), (10.0, 0.15)):
-        phi = float(rings.coupling_angle(1.55, gap, radius, W))
+        phi = float(ring_physics.coupling_angle(1.55, gap, radius, W))
         ro = radius + W / 2
         exact = 2 * quad(lambda z, g=gap, r=ro: c0 * math.exp(-gam * (g + r - math.sqrt(r**2 - z**2))), 0, ro)[0]
         assert phi == pytest.approx(exact, rel=1e-4)
@@ -225,7 +225,7 @@ def critical_case(kind, **kw):
 
 def test_critical_coupling_all_pass_extinction_over_40_db():
     radius, g = critical_case("all_pass")
-    assert 0.15 <= g <= rings.MAX_GAP
+    assert 0.15 <= g <= ring_physics.MAX_GAP
     kw = {"gap": g, "radius": radius}
     lam = resonance_wavelength(1.55, "all_pass", **kw)
     fsr = ring_specs(1.55, "all_pass", **kw)["fsr_nm"] * 1e-3
@@ -250,8 +250,8 @@ def test_add_drop_critical_gap_zeroes_the_through_port():
     assert thr < 1e-5
     # t1 = a t2: the input coupler carries the drop coupling plus the round-trip loss
     assert g < 0.3
-    t2 = math.cos(float(rings.coupling_angle(1.55, 0.3, radius)))  # critical_gap solves at wl = 1.55
-    t1 = math.cos(float(rings.coupling_angle(1.55, g, radius)))
+    t2 = math.cos(float(ring_physics.coupling_angle(1.55, 0.3, radius)))  # critical_gap solves at wl = 1.55
+    t1 = math.cos(float(ring_physics.coupling_angle(1.55, g, radius)))
     assert t1 == pytest.approx(ring_loss_amplitude(1.55, radius) * t2, rel=1e-9)
     wl = jnp.asarray(lam)
     check_finite(ring_add_drop_model, wl=wl, **kw)
@@ -343,7 +343,7 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
     gamma = float(dispersion.eo_overlap(lam, W, FILM, ETCH))
     dn_dv = 0.5 * float(materials.n_ln_e(lam)) ** 3 * materials.R33_PM_PER_V * 1e-6 * gamma * inv_g
     expect = lam * dn_dv / ring_index(lam, group=True) * 1e6  # pm/V
-    assert float(rings.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
+    assert float(ring_physics.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
     # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
     for v in (50.0, -50.0):
         shift = (resonance_wavelength(1.55, voltage_v=v) - lam) * 1e6
@@ -413,4 +413,4 @@ def test_all_pass_cell_is_drc_clean_and_symmetric():
     c = ring_all_pass()
     assert drc(c) == []
     y_p, r_i, _ = _plate_and_disk(c)
-    assert y_p == pytest.approx(float(rings.plate_offset(R, W, GAP)), abs=1e-3)
+    assert y_p == pytest.approx(float(ring_physics.plate_offset(R, W, GAP)), abs=1e-3)

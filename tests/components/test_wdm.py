@@ -8,7 +8,7 @@ import pytest
 import sax
 
 import prismpic
-from prismpic.components import rings
+from prismpic.components import ring_physics, rings
 from prismpic.components.wdm import (
     CHANNELS_UM,
     GRID_UM,
@@ -56,11 +56,11 @@ def line(k, radius, voltage_v=0.0):
     coupler, a the round-trip amplitude, δθ the round-trip phase θ = (2π/λ)·2πR·(n̄_eff(λ) + V dn/dV)
     less 2πm, m the order nearest θ at channel k.
     """
-    k2 = np.sin(np.asarray(rings.coupling_angle(LAM, rings.GAP, radius))) ** 2
-    a = 10 ** (-np.asarray(rings.round_trip_loss_db(LAM, radius)) / 20)
-    n = np.asarray(rings.ring_neff(LAM, radius)) + voltage_v * np.asarray(rings.pockels_dneff_dv(LAM, radius))
+    k2 = np.sin(np.asarray(ring_physics.coupling_angle(LAM, ring_physics.GAP, radius))) ** 2
+    a = 10 ** (-np.asarray(ring_physics.round_trip_loss_db(LAM, radius)) / 20)
+    n = np.asarray(ring_physics.ring_neff(LAM, radius)) + voltage_v * np.asarray(ring_physics.pockels_dneff_dv(LAM, radius))
     theta = 2 * np.pi / LAM * 2 * np.pi * radius * n
-    ng = np.asarray(rings.ring_ng(LAM, radius))
+    ng = np.asarray(ring_physics.ring_ng(LAM, radius))
     return k2, a, theta - 2 * np.pi * round(theta[k] / (2 * np.pi)), ng, (1 - k2) * a
 
 
@@ -98,7 +98,7 @@ def test_radii_are_on_the_grid_and_near_nominal():
     radii = np.array([float(r) for r in channel_radii()])
     np.testing.assert_allclose(radii / GRID_UM, np.round(radii / GRID_UM), atol=1e-6)
     # one order step moves R by λ/(2π n_eff)·(n_eff/n_g)-ish ≈ 0.1 µm; the nearest order is within half of it
-    n = float(rings.ring_neff(1.55))
+    n = float(ring_physics.ring_neff(1.55))
     assert np.all(np.abs(radii - 20.0) <= 0.5 * 1.55 / (2 * np.pi * n) * 1.05)
     assert wdm_demux().info["radii"] == pytest.approx(list(radii), abs=1e-9)
 
@@ -111,7 +111,7 @@ def test_each_drop_peaks_on_its_channel(plan, spectra):
         wl = windows[k]
         # as drawn: the 1 nm radius grid leaves the resonance within |dλ/dR|·0.5 nm of the channel,
         # dλ/dR = λ n_eff/(R n_g) (θ = 2π·2πR n_eff/λ held at 2πm)
-        n, ng = float(rings.ring_neff(lam, radii[k])), float(rings.ring_ng(lam, radii[k]))
+        n, ng = float(ring_physics.ring_neff(lam, radii[k])), float(ring_physics.ring_ng(lam, radii[k]))
         bound = 0.5 * GRID_UM * lam * n / (radii[k] * ng)
         # the drop line's maximum also leans by a small fraction of a linewidth on the slopes of the
         # neighbouring channels' rings and of κ(λ): allow 1 % of the FWHM
@@ -120,7 +120,7 @@ def test_each_drop_peaks_on_its_channel(plan, spectra):
         assert abs(off - lam) <= 1.05 * bound + slack
         # trimmed by the Pockels voltages: on the channel
         assert abs(peak(wl, trimmed[k, k]) - lam) < slack
-        assert abs(trims[k]) <= 1.05 * bound * 1e6 / float(rings.ring_tuning_pm_per_v(lam, radii[k]))
+        assert abs(trims[k]) <= 1.05 * bound * 1e6 / float(ring_physics.ring_tuning_pm_per_v(lam, radii[k]))
 
 
 def test_crosstalk_follows_the_lorentzian(plan, spectra):
@@ -190,7 +190,7 @@ def test_model_for_another_channel_count():
 
 
 def test_bad_plans_raise():
-    fsr = 1.55**2 / (float(rings.ring_ng(1.55)) * 2 * math.pi * 20.0)
+    fsr = 1.55**2 / (float(ring_physics.ring_ng(1.55)) * 2 * math.pi * 20.0)
     with pytest.raises(ValueError, match="channels_um"):
         wdm_demux_model(channels_um=(1.55, 1.55 + 1.1 * fsr))
     with pytest.raises(ValueError, match="channels_um"):

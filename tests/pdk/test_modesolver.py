@@ -91,7 +91,7 @@ def test_coupler_decays_with_the_slab_evanescent_constant():
     assert c[0] > c[1] > 0
     n_eff = ms.solve_mode(WL, **GEO).neff.real
     slab = GEO["film_thickness"] - GEO["etch_depth"]
-    n_slab = ms._slab_te0(WL, slab, float(materials.n_ln_e(WL)), *(2 * [float(materials.n_sio2(WL))]))
+    n_slab = ms.slab_te0_neff(WL, slab, float(materials.n_ln_e(WL)), *(2 * [float(materials.n_sio2(WL))]))
     gamma = 2 * math.pi / WL * math.sqrt(n_eff**2 - n_slab**2)
     assert math.log(c[0] / c[1]) / 0.2 == pytest.approx(gamma, rel=0.15)
 
@@ -130,7 +130,7 @@ def test_decoupled_bend_shift_matches_the_eigenmode_away_from_the_te_tm_crossing
     assert shift.imag == pytest.approx(bend.neff.imag, rel=0.2)
     # decoupling moves TM0 down and leaves TE0 nearly alone
     te, tm = (ms.solve_mode(*geo, polarization=p) for p in ("te", "tm"))
-    te_d = ms._straight(*geo, "te", "z", "sio2", 90.0, None, decouple_tm=True)
-    tm_d = ms._straight(*geo, "tm", "z", "sio2", 90.0, None, decouple_tm=True)
+    te_d = ms.straight_mode(*geo, "te", "z", "sio2", 90.0, None, decouple_tm=True)
+    tm_d = ms.straight_mode(*geo, "tm", "z", "sio2", 90.0, None, decouple_tm=True)
     assert abs(te_d.neff.real - te.neff.real) < 2e-3
     assert tm_d.neff.real < tm.neff.real - 0.03

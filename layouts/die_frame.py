@@ -23,7 +23,7 @@ GRID = 100.0  # µm, die sizes are multiples of this
 LABEL_SIZE = 40.0  # µm text height
 
 
-def _snap_up(x: float, grid: float = GRID) -> float:
+def snap_up(x: float, grid: float = GRID) -> float:
     return math.ceil(x / grid - 1e-9) * grid
 
 
@@ -99,8 +99,8 @@ def die(core: gf.Component, labels: tuple[str, ...] = (), east_facets: bool = Fa
         lref.dmove((-lb.dxmin, MARGIN - lb.dymin))
         c.add_port("loopback1", port=lref.ports["o1"])  # facets: the DRC exempts ports from slab enclosure
         c.add_port("loopback2", port=lref.ports["o2"])
-    width = ref.dxmax if east_facets else _snap_up(ref.dxmax + MARGIN)
-    height = _snap_up(ref.dymax + label_h)
+    width = ref.dxmax if east_facets else snap_up(ref.dxmax + MARGIN)
+    height = snap_up(ref.dymax + label_h)
     c.add_polygon([(0, 0), (width, 0), (width, height), (0, height)], layer=LAYER.FLOORPLAN)
     label_lines(c, labels, MARGIN, height - MARGIN / 2, width - 2 * MARGIN)
     c.info["width_um"] = float(width)
@@ -112,13 +112,12 @@ def die(core: gf.Component, labels: tuple[str, ...] = (), east_facets: bool = Fa
 
 def write(c: gf.Component, path: Path) -> Path:
     """Write ``c`` to ``path`` (no timestamps, no metadata: same cell, same bytes) and the PDK's .lyp beside it."""
+    from prismpic.fileio import write_gds_atomic
     from prismpic.pdk.layers import write_lyp
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.gds")
-    c.write_gds(tmp, with_metadata=False)
-    tmp.replace(path)
+    write_gds_atomic(c, path, with_metadata=False)
     write_lyp(path.parent / "prismpic.lyp")
     return path
 

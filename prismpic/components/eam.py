@@ -1,0 +1,176 @@
+"""Electro-absorption modulator: a heterogeneously integrated III-V block on the LN ridge; cell and model.
+
+TFLN has no electro-absorption of its own: the EAM is a III-V (QCSE/Franz–Keldysh)
+section bonded over the ridge, with tapers that move the light into the III-V and back.
+The model is phenomenological (``eam_absorption_db``) with an RC-limited bandwidth
+(``eam_bandwidth_ghz``). Figures marked † are typical literature values, recalled.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gdsfactory as gf
+import jax.numpy as jnp
+import sax
+from scipy.constants import epsilon_0
+
+from prismpic.checks import check_positive, check_range
+from prismpic.components.model_signature import model_of
+from prismpic.components.modulators import check_electrode_clearance
+from prismpic.components.registry import Device
+from prismpic.components.waveguides import check_waveguide_params
+from prismpic.pdk import dispersion
+from prismpic.pdk.cross_sections import get_cross_section, ridge_width
+from prismpic.pdk.layers import LAYER
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+
+EAM_MAX_REVERSE_BIAS_V = 10.0  # reverse bias limit of the III-V diode (breakdown margin) †
+
+
+def _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width):
+    check_positive("absorber_length", absorber_length, unit="µm")
+    check_electrode_clearance("mesa_width", mesa_width, width, hi=100.0)
+    check_positive("taper_length", taper_length, unit="µm")
+    check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
+
+
+@gf.cell
+def eam(
+    absorber_length: float = 100.0,
+    mesa_width: float = 4.0,
+    taper_length: float = 30.0,
+    electrode_width: float = 20.0,
+    width: float | None = None,
+    cross_section: str = "xs_ridge",
+) -> gf.Component:
+    """Electro-absorption modulator, a heterogeneously integrated III-V block on the LN ridge.
+
+    TFLN has no electro-absorption of its own: the seed's input EAMs are III-V
+    (QCSE/Franz–Keldysh) sections bonded over the ridge (SOA layer), with tapers that
+    move the light into the III-V and back. The layout is schematic: the bonded region
+    (tapers and mesa on the SOA layer) and two lateral contacts beside the mesa.
+
+    Args:
+        absorber_length: length of the absorbing mesa (µm).
+        mesa_width: III-V mesa width (µm), ≥ width + 2 µm; the contacts sit at its edges.
+        taper_length: III-V taper length at each end (µm).
+        electrode_width: width of each contact (µm).
+        width: ridge width (µm); None takes the cross-section's.
+        cross_section: optical cross-section name.
+
+    Ports o1, o2 (optical); e1 (upper contact, north), e2 (lower contact, south).
+
+    .. code::
+
+                    ██████████ e1
+        o1 ──────<▓▓▓▓▓▓▓▓▓▓▓▓▓▓>────── o2
+                    ██████████ e2
+    """
+    width = ridge_width(cross_section, width)
+    _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width)
+    xs = get_cross_section(cross_section, width=width)
+    total = absorber_length + 2 * taper_length
+    c = gf.Component()
+    ridge = c << gf.path.straight(length=total).extrude(xs)
+    h, tip = mesa_width / 2, width / 4
+    x1, x2 = taper_length, taper_length + absorber_length
+    outline = [(0, -tip), (x1, -h), (x2, -h), (total, -tip), (total, tip), (x2, h), (x1, h), (0, tip)]
+    c.add_polygon(outline, layer=LAYER.SOA)
+    for sign in (1, -1):
+        y0, y1 = sign * h, sign * (h + electrode_width)
+        c.add_polygon([(x1, y0), (x2, y0), (x2, y1), (x1, y1)], layer=LAYER.ELECTRODE)
+    c.add_port("o1", port=ridge.ports["o1"])
+    c.add_port("o2", port=ridge.ports["o2"])
+    for name, sign, orientation in (("e1", 1, 90), ("e2", -1, 270)):
+        c.add_port(
+            name, center=(total / 2, sign * (h + electrode_width)), width=min(absorber_length, electrode_width),
+            orientation=orientation, layer=LAYER.ELECTRODE, port_type="electrical",
+        )
+    return c
+
+
+def eam_absorption_db(voltage_v=0.0, absorber_length=100.0, absorption_change_db_per_um=0.1, v_half_v=2.0):
+    """Bias-induced absorption (dB): Δα_max L · V²/(V² + V½²), a smooth saturating QCSE-like curve.
+
+    A phenomenological curve (the QCSE/Franz–Keldysh edge shift is quadratic in the
+    field at low bias and the absorption saturates once the edge passes the signal):
+    zero and flat at V = 0, half the full change at V = ``v_half_v``. The extinction
+    ratio at V is this number.
+    """
+    v2 = jnp.asarray(voltage_v, dtype=float) ** 2
+    return absorption_change_db_per_um * absorber_length * v2 / (v2 + v_half_v**2)
+
+
+def eam_bandwidth_ghz(
+    absorber_length=100.0, mesa_width=4.0, intrinsic_thickness_um=0.4, eps_r=12.5, resistance_ohm=25.0
+):
+    """RC-limited 3-dB bandwidth (GHz) of a lumped EAM: 1/(2π R C), C = ε0 ε_r w L / d_i.
+
+    R = 25 Ω: a 50 Ω source in parallel with a 50 Ω termination. ε_r ≈ 12.5 and a
+    0.4 µm intrinsic region are typical of InGaAsP/InGaAlAs MQW stacks †; the
+    junction is taken as wide as the mesa.
+    """
+    check_positive("intrinsic_thickness_um", intrinsic_thickness_um, unit="µm")
+    cap_f = epsilon_0 * eps_r * mesa_width * absorber_length * 1e-6 / intrinsic_thickness_um
+    return 1.0 / (2 * math.pi * resistance_ohm * cap_f) * 1e-9
+
+
+@model_of(eam)
+def eam_model(
+    wl=1.55,
+    *,
+    absorber_length,
+    mesa_width,
+    taper_length,
+    electrode_width,
+    width,
+    cross_section,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    voltage_v=0.0,
+    insertion_loss_db=4.0,
+    absorption_change_db_per_um=0.1,
+    v_half_v=2.0,
+) -> sax.SDict:
+    """Heterogeneous EAM block: |t|² = 10^(−(IL + ΔA(V))/10), phase of the LN ridge underneath.
+
+    ``insertion_loss_db``: the unbiased loss (two LN↔III-V transitions and residual
+    absorption; 3–5 dB is typical of bonded III-V EAMs †). ΔA(V) from
+    ``eam_absorption_db``; Δα_max ≈ 0.1 dB/µm (≈ 10 dB over 100 µm at full swing) and
+    V½ = 2 V are typical MQW figures †. ``voltage_v`` is the reverse bias, in
+    [0, 10] V. The III-V section's own phase and chirp are not modelled (the phase is
+    that of the LN ridge); wavelength dependence of the absorption edge is neglected.
+    Passive and reciprocal.
+    """
+    width = ridge_width(cross_section, width)
+    _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width)
+    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
+    check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")
+    check_range("absorption_change_db_per_um", absorption_change_db_per_um, 0.0, 10.0, unit="dB/µm")
+    check_positive("v_half_v", v_half_v, unit="V")
+    wl = jnp.asarray(wl, dtype=float)
+    total = absorber_length + 2 * taper_length
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db
+    loss_db = loss_db + eam_absorption_db(voltage_v, absorber_length, absorption_change_db_per_um, v_half_v)
+    t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
+    return sax.reciprocal({("o1", "o2"): t})
+
+
+DEVICES = {
+    "eam": Device(
+        "eam",
+        eam,
+        eam_model,
+        extremes=(
+            {"absorber_length": 10.0, "mesa_width": 3.4, "taper_length": 5.0, "electrode_width": 2.0},
+            {"absorber_length": 1000.0, "mesa_width": 20.0, "voltage_v": EAM_MAX_REVERSE_BIAS_V},
+        ),
+        grad_params={"voltage_v": 3.0, "absorber_length": 100.0, "width": 1.4, "insertion_loss_db": 4.0},
+        model_only=("voltage_v", "insertion_loss_db", "absorption_change_db_per_um", "v_half_v"),
+    ),
+}

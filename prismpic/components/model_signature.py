@@ -1,0 +1,90 @@
+"""One source of defaults per device: a model's geometry arguments take their defaults from its cell.
+
+A model lists the cell's geometry arguments by name and ``@model_of(cell)`` fills their defaults from
+the cell's signature (one place to change them), so ``sax.get_settings`` and netlists see the full
+signature. Two ways to mark such an argument:
+
+- keyword-only without a default (models: ``model(wl=1.55, *, radius, gap, ...)``);
+- the default ``CELL`` (helpers that are also called positionally: ``vpi(wl=1.55, length=CELL)``).
+
+Physics-only arguments (loss, voltage, temperature, ...) keep their own defaults. A default given in
+both places is an error at import time.
+
+Example::
+
+    @model_of(ring_all_pass)
+    def ring_all_pass_model(wl=1.55, *, radius, gap, width, loss_db_per_cm=LOSS_DB_PER_CM): ...
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+_EMPTY = inspect.Parameter.empty
+
+
+class _CellDefault:
+    def __repr__(self) -> str:
+        return "CELL"
+
+
+CELL = _CellDefault()  # default marker: "the cell's default for this argument"
+
+
+def cell_defaults(cell: Callable) -> dict:
+    """The keyword defaults of a cell function (``@gf.cell`` wrappers are unwrapped)."""
+    sig = inspect.signature(inspect.unwrap(cell))
+    return {n: p.default for n, p in sig.parameters.items() if p.default is not _EMPTY}
+
+
+def _takes_cell_default(p: inspect.Parameter) -> bool:
+    return p.default is CELL or (p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is _EMPTY)
+
+
+def model_of(cell: Callable) -> Callable[[Callable], Callable]:
+    """Decorator: give the function's marked arguments (see the module) the defaults of ``cell``.
+
+    Raises TypeError at decoration time when a marked argument is not an argument of the cell, or
+    when the function restates a default the cell already holds.
+    """
+    defaults = cell_defaults(cell)
+    cell_name = getattr(cell, "__name__", repr(cell))
+
+    def decorate(fn: Callable) -> Callable:
+        sig = inspect.signature(fn)
+        params = []
+        for p in sig.parameters.values():
+            if _takes_cell_default(p):
+                if p.name not in defaults:
+                    raise TypeError(f"{fn.__name__}: argument {p.name!r} takes a cell default but is not an "
+                                    f"argument of the cell {cell_name} (its arguments: {sorted(defaults)})")
+                p = p.replace(default=defaults[p.name])
+            elif p.name in defaults and p.name != "wl":
+                raise TypeError(f"{fn.__name__}: argument {p.name!r} restates a default of the cell {cell_name}; "
+                                "mark it (keyword-only without a default, or default CELL)")
+            params.append(p)
+        full = sig.replace(parameters=params)
+        marked = [p.name for p in sig.parameters.values() if _takes_cell_default(p)]
+        filled = {name: full.parameters[name].default for name in marked}
+        positional = any(sig.parameters[n].kind is not inspect.Parameter.KEYWORD_ONLY for n in marked)
+
+        if positional:
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                bound = full.bind(*args, **kwargs)
+                bound.apply_defaults()
+                return fn(*bound.args, **bound.kwargs)
+        else:
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                for name, value in filled.items():
+                    kwargs.setdefault(name, value)
+                return fn(*args, **kwargs)
+
+        wrapper.__signature__ = full
+        wrapper.cell = cell
+        return wrapper
+
+    return decorate

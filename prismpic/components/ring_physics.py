@@ -1,0 +1,262 @@
+"""Ring physics shared by the ring cells and models, banks, calibration and examples: the public API.
+
+Coupling (``coupling_angle``, ``coupler_fields``), the round trip (``ring_neff``, ``ring_ng``,
+``round_trip_loss_db``, ``ring_round_trip``), tuning (``pockels_dneff_dv``, ``ring_tuning_pm_per_v``,
+``thermo_optic_dneff_dt``), the bus (``bus_transmission``), the add-drop response (``add_drop_fields``)
+and the checks of ring geometry and physics. Every length in µm, wavelengths in µm.
+The physics and its sources are described in ``prismpic.components.rings``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from prismpic.checks import check_range, concrete
+from prismpic.components.units import db_to_amplitude
+from prismpic.pdk import dispersion, materials
+from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
+from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+
+# Default bus–ring gap: the lower end of the seed's 0.2–0.3 µm (S1-11). With equal gaps the
+# add-drop is then strongly over-coupled against the intrinsic loss (κ² ≫ 1 − a²): drop
+# loss and through extinction are near their critical-coupling optimum, and the loaded Q
+# is the closest the seed's range gets to its Q ≈ 10⁴ (see ``ring_specs``, ``critical_gap``).
+GAP = 0.2
+MAX_GAP = 2.0  # µm; beyond this the coupling of the 0.3 µm-slab ridge is negligible for any ring
+PLATE_CLEARANCE = 1.5  # µm, bus ridge edge to the tuning plate (rule: ≥ RULES.min_metal_to_ridge)
+ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
+ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
+ELECTRODE_WIDTH = 10.0  # µm, plate height
+_COUPLER_SPAN = 3.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail erfc(√(3γ)) < 1e-5 of Φ for γ ≥ 3/µm)
+_ZN, _ZW = np.polynomial.legendre.leggauss(64)
+_EN, _EW = np.polynomial.legendre.leggauss(48)
+
+
+def _concrete_all(*xs) -> bool:
+    return all(concrete(x) is not None for x in xs)
+
+
+# ---------------------------------------------------------------------------- coupling
+def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                   etch_depth=ETCH_DEPTH):
+    """Coupling angle Φ = ∫ C(g(z)) dz (rad) of a straight bus to a ring; κ = sin Φ, t = cos Φ.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        gap: bus-to-ring edge gap at the closest point (µm).
+        radius: ring radius at the ridge centre (µm).
+        width: ridge width of bus and ring (µm).
+        film_thickness: LN film thickness (µm).
+        etch_depth: ridge etch depth (µm).
+    """
+    wl = jnp.asarray(wl, dtype=float)
+    r_out = radius + width / 2
+    z_max = jnp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
+    z = z_max * _ZN
+    g = gap + r_out - jnp.sqrt(r_out**2 - z**2)
+    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
+    return jnp.sum(c * _ZW, axis=-1) * z_max
+
+
+def fit_max_gap() -> float:
+    """Largest gap (µm) the dispersion model's coupling fit covers (its ``domain()``)."""
+    return float(dispersion.domain()["coupler"]["gap"][1])
+
+
+def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """``prismpic.pdk.coupling_per_um`` (1/µm), continued beyond the fit's largest gap g_m as an exponential.
+
+    Evanescent coupling decays as e^{−γ g} at large gaps (coupled-mode theory); γ is the fit's
+    log-slope over [g_m − 0.1, g_m]. Only the coupler integral's tail (and rings with gaps
+    beyond g_m) use the continuation.
+    """
+    g_m = fit_max_gap()
+    c = dispersion.coupling_per_um(wl, jnp.minimum(gap, g_m), width, film_thickness, etch_depth)
+    c_m = dispersion.coupling_per_um(wl, g_m, width, film_thickness, etch_depth)
+    gamma = jnp.log(dispersion.coupling_per_um(wl, g_m - 0.1, width, film_thickness, etch_depth) / c_m) / 0.1
+    return jnp.where(gap > g_m, c_m * jnp.exp(-gamma * (gap - g_m)), c)
+
+
+# ---------------------------------------------------------------------------- index and loss
+def ring_neff(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged n_eff of the X-cut ring: (n_z + n_y)/2 at the bend radius."""
+    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z")
+    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    return 0.5 * (nz + ny)
+
+
+def ring_ng(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
+    gz = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "z")
+    gy = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    return 0.5 * (gz + gy)
+
+
+def round_trip_loss_db(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                       etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM):
+    """Propagation plus bend radiation loss (dB) of one round trip, couplers excluded."""
+    bend = dispersion.bend_loss_db_per_cm(wl, radius, width, film_thickness, etch_depth)
+    return (loss_db_per_cm + bend) * 2 * jnp.pi * radius * 1e-4
+
+
+def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                          etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged dn_eff/dT (1/K) of the ring.
+
+    First-order perturbation with the LN overlap Γ (``eo_overlap``, which is ∂n_eff/∂n_LN):
+    Δn_eff = Γ ⟨Δn_LN⟩ + (n_ox/n_eff)(1 − f_LN) Δn_ox, with ⟨Δn_LN⟩ the angle average
+    (dn_e/dT + dn_o/dT)/2 · ΔT (TE along z on half the turn), and the LN power fraction
+    f_LN ≈ Γ n_eff/n_e (weak-guidance form of Γ; Wooten et al., JSTQE 6, 69 (2000)). The
+    rest of the field is taken to be in SiO2. Thermal expansion of the ring is neglected.
+    """
+    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
+    n = ring_neff(wl, radius, width, film_thickness, etch_depth)
+    f_ln = jnp.clip(gamma * n / materials.n_ln_e(wl), 0.0, 1.0)
+    ln = gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)
+    ox = materials.n_sio2(wl) / n * (1.0 - f_ln) * materials.DN_SIO2_DT_PER_K
+    return ln + ox
+
+
+# ---------------------------------------------------------------------------- Pockels tuning
+def plate_offset(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None):
+    """Distance (µm) from the ring centre to the inner edge of each tuning plate.
+
+    The plates lie beyond the buses (PLATE_CLEARANCE from the bus ridge); both at the
+    larger of the two gaps, so that the layout is symmetric about the ring's horizontal axis.
+    """
+    gap_drop = gap if gap_drop is None else gap_drop
+    return radius + width / 2 + jnp.maximum(gap, gap_drop) + width + PLATE_CLEARANCE
+
+
+def electrode_inverse_gap(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                          electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE):
+    """1/g_eff (1/µm): the round-trip-averaged Pockels index change is ½ n_e³ r33 Γ V / g_eff.
+
+    Electrode layout (crossing-free, two terminals): a plate beyond each bus (e1 below the
+    through bus, e2 above the drop bus) and a floating metal disk inside the ring whose
+    edge lies ``electrode_gap`` from each plate at the couplers. By the up–down symmetry the
+    disk floats at V/2, so V = V(e2) − V(e1) drops as V/2 across each gap and the field
+    points along −z (layout −y) at both the top and the bottom of the ring: the two halves
+    tune the same way (a radial field from one inner electrode would cancel, since E_z
+    changes sign between them). Where the ring runs along crystal y (ψ = ±90°, position
+    angle from the x axis) its TE field is along z; its z-fraction is sin²ψ, so with the
+    r33 term only (Zhang et al., Optica 4, 1536 (2017); Wang et al., Nat. Commun. 9 (2018)
+    for X-cut ring tuning)
+
+        Δn_eff(ψ) = ½ n_e³ r33 Γ · (V/2)/d(ψ) · sin²ψ,   d(ψ) = y_p − √(r_i² − x²), x = R cos ψ,
+
+    a parallel-plate field over the local vertical distance d between the disk (radius r_i)
+    and the plate (at y_p); averaged over the turn, with the two plates covering the arcs
+    |ψ ∓ 90°| ≤ coverage·90°: 1/g_eff = (1/2π) ∫_top sin²ψ / d(ψ) dψ. Neglected: the r13
+    and r42 (shear) terms of the radial-polarised parts and fringing fields; the field also
+    crosses the buses (a phase on through and drop only).
+    """
+    y_p = plate_offset(radius, width, gap, gap_drop)
+    r_i = y_p - electrode_gap
+    half = electrode_coverage * jnp.pi / 2
+    psi = jnp.pi / 2 + half * _EN
+    u = r_i**2 - (radius * jnp.cos(psi)) ** 2
+    inside = u > 0
+    d = y_p - jnp.where(inside, jnp.sqrt(jnp.where(inside, u, 1.0)), 0.0)
+    return half * jnp.sum(_EW * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
+
+
+def pockels_dneff_dv(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                     electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                     film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ / g_eff (> 0: red shift)."""
+    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
+    r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
+    inv_g = electrode_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
+
+
+def ring_tuning_pm_per_v(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                         electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                         film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Resonance shift per volt (pm/V): Δλ/ΔV = λ (dn_eff/dV)/n_g."""
+    dn = pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
+                          etch_depth)
+    return wl * dn / ring_ng(wl, radius, width, film_thickness, etch_depth) * 1e6
+
+
+# ---------------------------------------------------------------------------- validation
+def check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width):
+    check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
+    check_range("width", width, RULES.min_ridge_width, 5.0, unit="µm")
+    check_range("gap", gap, RULES.min_ridge_gap, MAX_GAP, unit="µm")
+    if gap_drop is not None:
+        check_range("gap_drop", gap_drop, RULES.min_ridge_gap, MAX_GAP, unit="µm")
+    check_range("electrode_coverage", electrode_coverage, 0.1, 1.0)
+    check_range("electrode_width", electrode_width, RULES.min_metal_width, 200.0, unit="µm")
+    if bus_length is not None and _concrete_all(radius, width):
+        check_range("bus_length", bus_length, 2 * (float(radius) + float(width)), 1e4, unit="µm")
+    gd = gap if gap_drop is None else gap_drop
+    if _concrete_all(radius, width, gap, gd):
+        r, w = float(radius), float(width)
+        y_p = r + w / 2 + max(float(gap), float(gd)) + w + PLATE_CLEARANCE  # plate_offset, in Python floats
+        lo = y_p - (r - w / 2 - RULES.min_metal_to_ridge)  # disk ≥ 1 µm from the ring
+        hi = y_p - RULES.min_metal_width / 2  # disk at least 2 µm across
+        check_range("electrode_gap", electrode_gap, lo, hi, unit="µm")
+
+
+def check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth):
+    check_film(film_thickness, etch_depth)
+    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    check_range("coupler_loss_db", coupler_loss_db, 0.0, 10.0, unit="dB")
+    v = RULES.max_electrode_voltage_v
+    check_range("voltage_v", voltage_v, -v, v, unit="V")
+    check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
+
+
+def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
+    """Bus length (µm) when ``bus_length`` is None: the ring's slab band plus a ridge width each side."""
+    return 2 * (radius + width + SLAB_MARGIN)
+
+
+# ---------------------------------------------------------------------------- round trip
+def ring_round_trip(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
+                    electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
+                    film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM,
+                    voltage_v=0.0, delta_t_k=0.0):
+    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring."""
+    wl = jnp.asarray(wl, dtype=float)
+    n = (ring_neff(wl, radius, width, film_thickness, etch_depth)
+         + voltage_v * pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
+                                        film_thickness, etch_depth)
+         + delta_t_k * thermo_optic_dneff_dt(wl, radius, width, film_thickness, etch_depth))
+    theta = 2 * jnp.pi / wl * 2 * jnp.pi * radius * n
+    a = db_to_amplitude(round_trip_loss_db(wl, radius, width, film_thickness, etch_depth, loss_db_per_cm))
+    return a, theta
+
+
+def bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm):
+    """Field transmission of a straight bus of ``length`` µm along crystal y (the same as ``straight_model``)."""
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+
+
+def add_drop_fields(t1, k1, t2, k2, a, theta):
+    """Through, drop, add→drop fields of an add-drop ring (buses excluded).
+
+    Couplers [[t, iκ], [iκ, t]] (t, κ may carry an excess-loss factor η, t² + κ² = η²);
+    a e^{iθ} the round trip. Bogaerts et al. (2012), eqs. (3)–(4):
+    through = (t1 − η1² t2 a e^{iθ})/D, drop = −κ1κ2 √a e^{iθ/2}/D, D = 1 − t1 t2 a e^{iθ}.
+    """
+    e = a * jnp.exp(1j * theta)
+    den = 1.0 - t1 * t2 * e
+    through = (t1 - (t1**2 + k1**2) * t2 * e) / den
+    drop = -k1 * k2 * jnp.sqrt(a) * jnp.exp(0.5j * theta) / den
+    add_drop = (t2 - (t2**2 + k2**2) * t1 * e) / den
+    return through, drop, add_drop
+
+
+def coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db):
+    """(t1, κ1, t2, κ2) of the input and drop couplers, with the excess-loss amplitude η on each
+    (``gap_drop=None`` takes ``gap``)."""
+    eta = db_to_amplitude(coupler_loss_db)
+    p1 = coupling_angle(wl, gap, radius, width, film_thickness, etch_depth)
+    p2 = p1 if gap_drop is None else coupling_angle(wl, gap_drop, radius, width, film_thickness, etch_depth)
+    return eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)
