@@ -1,0 +1,22 @@
+"""The ``prismpic`` command line: one module per command group, all registered on one Typer ``app``.
+
+The import order below is the order of the commands in ``prismpic --help``.
+"""
+# isort: skip_file
+
+from __future__ import annotations
+
+import sys
+
+from prismpic.cli.common import app
+from prismpic.cli import report  # noqa: F401  (registers report, claims)
+from prismpic.cli import layout  # noqa: F401
+from prismpic.cli import platform  # noqa: F401  (mode, tables)
+from prismpic.cli import calibrate  # noqa: F401
+from prismpic.cli import sweep  # noqa: F401
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:  # pragma: no cover
+    sys.exit(app())

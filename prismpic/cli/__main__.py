@@ -1,0 +1,3 @@
+from prismpic.cli import main
+
+main()

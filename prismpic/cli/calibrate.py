@@ -1,0 +1,150 @@
+"""The ``calibrate`` commands: device models fitted to measured specs and data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from prismpic.cli.common import app, cli_errors, console, parse_settings
+
+calibrate_app = typer.Typer(no_args_is_help=True, help="Calibrate device models against measured specs and data.")
+app.add_typer(calibrate_app, name="calibrate")
+
+
+def _write_outputs(result, out: Path, figure: Path | None, plot: bool = True) -> list[Path]:
+    """Figure then JSON, each atomically; the figure is removed again if the JSON cannot be written."""
+    written = []
+    if out.suffix.lower() != ".json":
+        raise ValueError(f"out = {str(out)!r} must end in .json")
+    if not out.parent.is_dir():
+        raise ValueError(f"out = {str(out)!r}: the parent directory {str(out.parent)!r} does not exist")
+    if plot:
+        fig = figure or out.with_suffix(".png")
+        written.append(result.plot(fig))
+    try:
+        written.append(result.write(out))
+    except BaseException:
+        for w in written:
+            w.unlink(missing_ok=True)
+        raise
+    return written
+
+
+def _print_ring(cal) -> None:
+    s, e = cal.specs, cal.errors
+    table = Table("spec", "value", "±1σ", title=f"calibrated {cal.kind} ring ({cal.source.get('from')})")
+    for k, fmt in (("fsr_nm", ".5g"), ("fwhm_nm", ".4g"), ("q_loaded", ".5g"), ("q_intrinsic", ".4g"),
+                   ("extinction_db", ".4g"), ("resonance_nm", ".4f"), ("ng", ".5g")):
+        v, err = s.get(k), e.get(k)
+        table.add_row(k, "not separable" if v is None else format(v, fmt), "" if err is None else f"{err:.2g}")
+    console.print(table)
+    t2 = Table("parameter", "value", "±1σ", "design", title="fitted physical parameters")
+    for k, fp in cal.fitted.items():
+        t2.add_row(k, f"{fp.value:.6g}", "" if fp.stderr is None else f"{fp.stderr:.2g}",
+                   "" if fp.design is None else f"{fp.design:.6g}")
+    for k, fp in cal.nuisance.items():
+        t2.add_row(f"(nuisance) {k}", f"{fp.value:.5g}", "" if fp.stderr is None else f"{fp.stderr:.2g}", "")
+    console.print(t2)
+    if "chi2_reduced" in cal.fit:
+        console.print(f"fit: reduced χ² = {cal.fit['chi2_reduced']:.3g} over {cal.fit['n_points']} points, "
+                      f"{cal.fit['time_s']:.2f} s", markup=False)
+    for a in cal.ambiguities:
+        console.print(f"cannot separate: {a}", markup=False)
+    for n in cal.notes:
+        console.print(f"note: {n}", markup=False)
+
+
+@calibrate_app.command("ring")
+@cli_errors
+def calibrate_ring_cmd(
+    out: Annotated[Path, typer.Option("--out", help="parameter file to write (.json)")],
+    spectrum: Annotated[Path | None, typer.Option("--spectrum", help="measured spectrum CSV")] = None,
+    fsr: Annotated[float | None, typer.Option("--fsr", help="free spectral range (nm)")] = None,
+    q: Annotated[float | None, typer.Option("--q", help="loaded Q")] = None,
+    er: Annotated[float | None, typer.Option("--er", help="through-port extinction (dB)")] = None,
+    resonance: Annotated[float | None, typer.Option("--resonance", help="a resonance wavelength (nm)")] = None,
+    radius: Annotated[float | None, typer.Option("--radius", help="ring radius (µm)")] = None,
+    drop_loss: Annotated[float | None, typer.Option("--drop-loss", help="drop loss at resonance (dB)")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="add_drop or all_pass")] = None,
+    coupling: Annotated[str | None, typer.Option("--coupling", help="symmetric, under or over")] = None,
+    ng_param: Annotated[str, typer.Option("--ng-param", help="geometry fitted to n_g: width or film_thickness")] = "width",
+    baseline: Annotated[str, typer.Option("--baseline", help="shared or separate (spectrum)")] = "shared",
+    baseline_order: Annotated[int, typer.Option("--baseline-order", help="baseline polynomial order in dB")] = 1,
+    figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="design ring parameter key=value")] = None,
+):
+    """Fit the ring model's physical parameters to specs (--fsr --q --er) or a measured --spectrum."""
+    from prismpic.analysis import calibration as cal_mod
+
+    design = parse_settings(set_)
+    specs_given = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is not None]
+    if spectrum is not None:
+        if specs_given or drop_loss is not None:
+            raise ValueError(f"give --spectrum or the specs (--fsr --q --er), not both ({', '.join(specs_given)} given)")
+        if radius is None:
+            raise ValueError("--spectrum needs --radius (µm): the ring length fixes n_g from the measured FSR")
+        if resonance is not None:
+            raise ValueError("--resonance is measured from --spectrum; leave it out")
+        res = cal_mod.calibrate_ring_csv(spectrum, radius=radius, kind=kind, coupling=coupling, ng_param=ng_param,
+                                         baseline=baseline, baseline_order=baseline_order, design=design)
+    else:
+        missing = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is None]
+        if missing:
+            raise ValueError(f"give --spectrum FILE.csv, or all of --fsr --q --er (missing {' '.join(missing)})")
+        res = cal_mod.calibrate_ring_specs(fsr, q, er, resonance_nm=resonance, radius=radius, kind=kind or "add_drop",
+                                           coupling=coupling, drop_loss_db=drop_loss, ng_param=ng_param,
+                                           design=design)
+    written = _write_outputs(res, out, figure)
+    _print_ring(res)
+    console.print(f"wrote {', '.join(str(w) for w in written[::-1])}", markup=False)
+
+
+@calibrate_app.command("mzm")
+@cli_errors
+def calibrate_mzm_cmd(
+    spectrum: Annotated[Path, typer.Option("--spectrum", help="transfer curve CSV: voltage_v, transmission[_db]")],
+    out: Annotated[Path, typer.Option("--out", help="parameter file to write (.json)")],
+    wl: Annotated[float | None, typer.Option("--wl", help="wavelength (µm), if not in the file")] = None,
+    figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="design mzm_model parameter key=value")] = None,
+):
+    """Vπ, insertion loss and extinction of an MZM from its transfer curve (mzm_model fitted)."""
+    from prismpic.analysis import calibration as cal_mod
+
+    kw = {"design": parse_settings(set_)}
+    if wl is not None:
+        kw["wl"] = wl
+    res = cal_mod.calibrate_mzm_csv(spectrum, **kw)
+    written = _write_outputs(res, out, figure)
+    console.print(f"Vπ = {res.vpi_v:.4g} ± {res.vpi_v_err:.2g} V, insertion loss = {res.insertion_loss_db:.3g} dB, "
+                  f"extinction = {res.extinction_db:.3g} dB", markup=False)
+    console.print(f"wrote {', '.join(str(w) for w in written[::-1])}", markup=False)
+
+
+@calibrate_app.command("pcm")
+@cli_errors
+def calibrate_pcm_cmd(
+    levels: Annotated[Path, typer.Option("--levels", help="CSV: [level,] transmission[_db] [, wavelength_nm]")],
+    out: Annotated[Path, typer.Option("--out", help="parameter file to write (.json)")],
+    absolute: Annotated[bool, typer.Option("--absolute", help="levels are absolute, not relative to amorphous")] = False,
+    wl: Annotated[float | None, typer.Option("--wl", help="wavelength (µm), if not in the file")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="pcm cell geometry key=value")] = None,
+):
+    """Crystalline fraction of each measured transmission level of a GSST cell."""
+    from prismpic.analysis import calibration as cal_mod
+
+    kw = {"design": parse_settings(set_), "relative": not absolute}
+    if wl is not None:
+        kw["wl"] = wl
+    res = cal_mod.calibrate_pcm_csv(levels, **kw)
+    written = _write_outputs(res, out, None, plot=False)
+    table = Table("level", "transmission (dB)", "crystalline fraction", "±1σ")
+    for lv in res.levels:
+        err = lv["crystalline_fraction_err"]
+        table.add_row(str(lv["level"]), f"{lv['transmission_db']:.4g}", f"{lv['crystalline_fraction']:.4f}",
+                      "" if err is None else f"{err:.2g}")
+    console.print(table)
+    console.print(f"wrote {written[-1]}", markup=False)
