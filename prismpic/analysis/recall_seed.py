@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from prismpic.analysis import noise, signatures
+from prismpic.analysis import impairments, noise, signatures
 from prismpic.analysis.recall import PATHS, RecallConfig, RecallResult, simulate_recall
 from prismpic.fileio import save_figure_atomic
 
@@ -21,13 +21,27 @@ def seed_nep_noise_rel(
 ) -> tuple[float, noise.NoiseBudget]:
     """σ_rel of seed S1-14's NEP case: a balanced Ge pair (0.95 A/W, 1.3 nA) with NEP
     10 pW/√Hz per diode, shot and dark noise, no separate thermal term (the NEP holds
-    it), at S1-12's 25.7 µW and 1 GHz."""
-    budget = noise.noise_budget(
-        power_w,
-        photodiode=noise.Photodiode(nep_w_per_rthz=nep_w_per_rthz),
-        receiver=noise.Receiver(bandwidth_hz=bandwidth_hz, load_resistance_ohm=None),
-    )
+    it), at S1-12's 25.7 µW and 1 GHz (``impairments.detector_noise_rel``)."""
+    budget = impairments.detector_noise_budget(nep_w_per_rthz, power_w, bandwidth_hz)
     return budget.relative_noise, budget
+
+
+def seed_cases(nep_rel: float, nep_w_per_rthz: float = 10e-12, drift: str = "per-ring") -> list[tuple[str, dict]]:
+    """The seed's S1-14 impairment list as (name, RecallConfig changes). ``drift`` says how
+    the seed's drift σ is read: ``per-ring`` (every ring its own, the seed's implicit
+    model) or ``common`` (one common-mode shift of the whole chip)."""
+    field_name = {"per-ring": "drift_sigma_nm", "common": "drift_common_sigma_nm"}.get(drift)
+    if field_name is None:
+        raise ValueError(f"drift = {drift!r} must be 'per-ring' or 'common'")
+    tag = "" if drift == "per-ring" else " common"
+    return [
+        ("float (no impairment)", {}),
+        ("5-bit weights", {"weight_bits": 5}),
+        (f"drift{tag} σ = 0.01 nm", {field_name: 0.01}),
+        (f"NEP {nep_w_per_rthz * 1e12:g} pW/√Hz (σ_rel = {nep_rel:.4f})", {"noise_rel": nep_rel}),
+        (f"5-bit + 0.01 nm{tag} + NEP", {"weight_bits": 5, field_name: 0.01, "noise_rel": nep_rel}),
+        (f"6-bit + drift{tag} 0.02 nm", {"weight_bits": 6, field_name: 0.02}),
+    ]
 
 
 def seed_signatures(
@@ -71,14 +85,7 @@ def recall_table(
     sig = seed_signatures(n_blocks, n_trials) if signatures is None else signatures
     base = (base or RecallConfig()).replace(n_blocks=sig.blocks.shape[0], d=sig.d, k=k, n_trials=sig.queries.shape[0])
     nep_rel, _ = seed_nep_noise_rel(power_w, bandwidth_hz, nep_w_per_rthz)
-    cases = [
-        ("float (no impairment)", {}),
-        ("5-bit weights", {"weight_bits": 5}),
-        ("drift σ = 0.01 nm", {"drift_sigma_nm": 0.01}),
-        (f"NEP {nep_w_per_rthz * 1e12:g} pW/√Hz (σ_rel = {nep_rel:.4f})", {"noise_rel": nep_rel}),
-        ("5-bit + 0.01 nm + NEP", {"weight_bits": 5, "drift_sigma_nm": 0.01, "noise_rel": nep_rel}),
-        ("6-bit + drift 0.02 nm", {"weight_bits": 6, "drift_sigma_nm": 0.02}),
-    ]
+    cases = seed_cases(nep_rel, nep_w_per_rthz)
     return [
         (name, simulate_recall(base.replace(**ch), key, sig.blocks, sig.queries, paths=paths)) for name, ch in cases
     ]
