@@ -2,16 +2,32 @@
 
 Every check raises a ``ValueError`` that names the parameter, the offending value and
 the valid range. Checks run on concrete values only: under ``jax.jit``/``jax.grad``
-the values are tracers and the checks are skipped (the traced call was validated
-when the user built it with concrete values, or is the user's responsibility).
+the values are tracers and cannot raise. There the contract is NaN: ``check_range``
+(and the checks built on it) returns the traced value with NaN where it lies outside
+the range, so a model that uses the returned value (``loss = check_range("loss", loss,
+...)``) gives NaN, never a finite unphysical result; the dispersion model returns NaN
+outside its tables the same way (``pdk.dispersion``).
+
+Layout coordinates are 32-bit integers of the database unit (1 nm in gdsfactory/KLayout):
+``check_gds_length`` and ``check_gds_extent`` hold lengths and a component's extent inside
+that range, where KLayout would otherwise saturate or wrap coordinates silently.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import jax
 import numpy as np
+
+GDS_DBU_UM = 0.001  # the database unit of gdsfactory/KLayout layouts (µm)
+GDS_MAX_INT = 2**31 - 1  # GDS and KLayout store coordinates as signed 32-bit integers of the database unit
+
+
+def gds_limit_um(dbu_um: float = GDS_DBU_UM) -> float:
+    """Largest |coordinate| (µm) a layout with database unit ``dbu_um`` (µm) can hold: (2³¹ − 1)·dbu."""
+    return GDS_MAX_INT * dbu_um
 
 
 def concrete(x):
@@ -26,6 +42,8 @@ def concrete(x):
 
 def _fmt(v) -> str:
     a = np.asarray(v)
+    if a.size == 1:
+        a = a.reshape(())
     if a.ndim == 0:
         return f"{a.item():g}" if np.isrealobj(a) else str(a.item())
     return f"array (min {np.nanmin(a):g}, max {np.nanmax(a):g})"
@@ -50,11 +68,19 @@ def check_range(
         unit: unit appended to the message.
 
     Returns:
-        ``value`` unchanged, so checks can be chained inline.
+        ``value`` unchanged, so checks can be chained inline; when ``value`` is traced, ``value`` with NaN
+        where it lies outside the range (the jit contract, module docstring).
     """
-    a = concrete(value)
+    if isinstance(value, jax.core.Tracer):
+        return nan_outside(value, lo, hi, lo_open=lo_open, hi_open=hi_open)
+    try:
+        a = concrete(value)
+    except (TypeError, ValueError):  # ragged or unconvertible input
+        a = np.asarray(value, dtype=object) if not isinstance(value, str) else np.asarray(value)
     if a is None:
         return value
+    if a.dtype.kind not in "biufc" or isinstance(value, str | bytes | bool):
+        raise ValueError(f"{name} = {value!r} must be a number (or an array of numbers)")
     if a.dtype.kind == "c":
         raise ValueError(f"{name} = {_fmt(a)} must be real")
     a = a.astype(float)
@@ -63,15 +89,33 @@ def check_range(
         lb = "(" if lo_open else "["
         rb = ")" if hi_open else "]"
         u = f" {unit}" if unit else ""
-        raise ValueError(f"{name} = {_fmt(a)}{u} is outside the valid range {lb}{lo:g}, {hi:g}{rb}{u}")
+        where = ""
+        if a.size > 1:
+            idx = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+            where = (f" (first outside: {name}[{', '.join(map(str, idx))}] = {a[idx]:g}{u}; {int(bad.sum())} of "
+                     f"{a.size} values outside)")
+        raise ValueError(f"{name} = {_fmt(a)}{u} is outside the valid range {lb}{lo:g}, {hi:g}{rb}{u}{where}")
     return value
 
 
+def nan_outside(value, lo, hi, *, lo_open: bool = False, hi_open: bool = False):
+    """``value`` (traced or not) with NaN where it is NaN or outside [lo, hi] (open ends as flagged): the jit
+    contract of the checks. Bounds may be traced too."""
+    import jax.numpy as jnp
+
+    v = jnp.asarray(value)
+    v = v.astype(float) if not jnp.issubdtype(v.dtype, jnp.inexact) else v
+    ok = ~jnp.isnan(v) & ((v > lo) if lo_open else (v >= lo)) & ((v < hi) if hi_open else (v <= hi))
+    return jnp.where(ok, v, jnp.nan)
+
+
 def check_between(name: str, value, lo, hi, *, unit: str = "µm"):
-    """``check_range`` with bounds that may depend on other, possibly traced, parameters (skipped when they are)."""
+    """``check_range`` with bounds that may depend on other, possibly traced, parameters; when any of them is
+    traced, ``value`` with NaN outside the bounds (the jit contract) is returned."""
     lo_c, hi_c = concrete(lo), concrete(hi)
     if lo_c is not None and hi_c is not None:
-        check_range(name, value, float(lo_c), float(hi_c), unit=unit)
+        return check_range(name, value, float(lo_c), float(hi_c), unit=unit)
+    return nan_outside(value, lo, hi)
 
 
 def check_positive(name: str, value, *, unit: str = ""):
@@ -96,3 +140,67 @@ def check_power_of_two(name: str, value: int, lo: int = 1, hi: int = 2**20):
     if not isinstance(value, (int, np.integer)) or value < lo or value > hi or value & (value - 1):
         raise ValueError(f"{name} = {value!r} must be a power of two in [{lo}, {hi}]")
     return int(value)
+
+
+def check_number(name: str, value, *, integer: bool = False, finite: bool = True):
+    """Raise ``ValueError`` unless ``value`` is a real number (an integer when ``integer``; finite unless
+    ``finite=False``), not a string, bool, list or None; returns it as ``float`` (or ``int``)."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok and integer:
+        ok = isinstance(value, numbers.Integral) or (math.isfinite(value) and float(value).is_integer())
+    if not ok:
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} = {value!r} must be {kind}")
+    if finite and not math.isfinite(value):
+        raise ValueError(f"{name} = {value!r} must be a finite number")
+    return int(value) if integer else float(value)
+
+
+def check_scalar(name: str, value, *, unit: str = ""):
+    """Raise ``ValueError`` unless ``value`` is one real number (a 0-d array counts); returns it as float."""
+    a = concrete(value)
+    if a is None:
+        return value
+    if a.ndim != 0 or a.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a single real number{f' ({unit})' if unit else ''}, got "
+                         f"{'shape ' + str(a.shape) if a.ndim else repr(value)}")
+    return float(a)
+
+
+def check_array_1d(name: str, value, *, min_size: int = 1, unit: str = "") -> np.ndarray | None:
+    """``value`` as a 1-D float array of at least ``min_size`` finite elements (a scalar becomes one
+    element); ValueError otherwise; None when traced."""
+    a = concrete(value)
+    if a is None:
+        return None
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers{f' ({unit})' if unit else ''}, got dtype {a.dtype}")
+    a = np.atleast_1d(a.astype(float))
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+    if a.size < min_size:
+        raise ValueError(f"{name} has {a.size} values; at least {min_size} needed")
+    return check_range(name, a, unit=unit, lo=-math.inf, hi=math.inf, lo_open=True, hi_open=True)
+
+
+def check_gds_length(name: str, value, *, dbu_um: float = GDS_DBU_UM):
+    """Raise ``ValueError`` unless |value| (µm) fits the layout's coordinate range (``gds_limit_um``)."""
+    lim = gds_limit_um(dbu_um)
+    a = concrete(value)
+    if a is not None and a.dtype.kind in "biuf" and np.any(np.abs(a.astype(float)) >= lim):
+        raise ValueError(f"{name} = {_fmt(a)} µm is outside the layout coordinate range (-{lim:.3f}, {lim:.3f}) µm "
+                         f"(32-bit integers of the {dbu_um * 1e3:g} nm database unit)")
+    return value
+
+
+def check_gds_extent(component, what: str = "layout") -> None:
+    """Raise ``ValueError`` unless the component's bounding box lies inside the coordinate range (a
+    coordinate that overflowed is saturated at the range's end by KLayout, so touching it is refused)."""
+    dbu = float(getattr(getattr(component, "kcl", None), "dbu", GDS_DBU_UM))
+    lim = gds_limit_um(dbu)
+    box = component.dbbox()
+    ext = max(abs(box.left), abs(box.right), abs(box.bottom), abs(box.top))
+    if ext >= lim - 2 * dbu:
+        raise ValueError(f"{what} extends to {ext:.3f} µm from the origin, at or beyond the layout coordinate range "
+                         f"(-{lim:.3f}, {lim:.3f}) µm (32-bit integers of the {dbu * 1e3:g} nm database unit): a "
+                         "length or position parameter is too large")

@@ -1,6 +1,27 @@
 import pytest
+from hypothesis import HealthCheck, settings
 
 import prismpic
+
+# Property-based fuzzing (tests/test_fuzz_*.py, tests/analysis/test_fuzz_measurements.py). Each fuzz test asks for
+# a multiple of the profile's max_examples (``settings.default.max_examples``), so one number scales them all:
+# "ci" (default): a fixed seed (derandomized, no example database) and a small budget, seconds per target;
+# "fuzz-long" (pytest --fuzz-long): 50 times the examples, random seeds, failures kept in .hypothesis/.
+_COMMON = dict(deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                      HealthCheck.data_too_large, HealthCheck.filter_too_much])
+settings.register_profile("ci", max_examples=10, derandomize=True, database=None, **_COMMON)
+settings.register_profile("fuzz-long", max_examples=500, derandomize=False, **_COMMON)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="run the hypothesis fuzz tests with the 'fuzz-long' profile (50x the CI examples, random "
+                          "seeds)")
+
+
+def pytest_configure(config):
+    settings.load_profile("fuzz-long" if config.getoption("--fuzz-long") else "ci")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,6 +4,14 @@ Files: a header line (column names, case-insensitive), then numeric rows; blank 
 starting with ``#`` are skipped. Wavelength columns are ``wavelength_nm`` or ``wavelength_um``;
 transmission columns ending in ``_db`` hold dB, the others linear power.
 
+Encodings and dialects: UTF-8 with or without a byte-order mark (Excel's "CSV UTF-8"), UTF-16 with
+a byte-order mark (Excel's "Unicode text"); other bytes are decoded as Windows-1252 (Excel's
+"CSV" on Western Windows; a superset of Latin-1's printable range), so a stray ``µ`` or ``°`` in a
+comment or a unit does not stop the reader. The separator is the header line's first of ``,``
+``;`` or tab; numbers use a decimal point; each line is one row (a quoted field never spans lines).
+Files over ``MAX_FILE_BYTES``, with NUL bytes (binary data, UTF-16 without a byte-order mark), or
+with a line over ``MAX_LINE_CHARS`` characters are refused with the file and line named.
+
 The linear/dB rule (used for files and for arrays given to ``analyze_spectrum`` alike):
 
 - linear power transmission lies in [−0.02, 1.5]: normalised to the input power, with detector
@@ -18,8 +26,10 @@ and what is expected.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +41,9 @@ NEGATIVE_TOLERANCE = 0.02  # linear values down to −0.02 pass (detector offset
 DB_MAX = 10.0 * math.log10(LINEAR_MAX)  # the same bound in dB (+1.76 dB)
 MIN_SPECTRUM_POINTS = 16  # fewest samples accepted in a spectrum
 WL_RANGE_NM = (100.0, 20000.0)  # plausible wavelengths (nm): outside, the unit is wrong
+MAX_FILE_BYTES = 256 * 2**20  # a measurement file larger than this is refused (not read into memory)
+MAX_LINE_CHARS = 65536  # longest line accepted (below the csv module's 128 KiB field limit)
+DELIMITERS = (",", ";", "\t")
 
 
 def _first_bad(mask) -> int:
@@ -169,33 +182,108 @@ def _is_float(c: str) -> bool:
         return False
 
 
+def decode_text(data: bytes, where: str) -> str:
+    """Text of a measurement file's bytes (see the module docstring for the encodings); ``where`` names the
+    file in errors."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(enc)
+            except UnicodeDecodeError as e:
+                line = data[: e.start].count(b"\n") + 1
+                raise ValueError(f"{where}: invalid {enc} text at line {line} (byte {e.start}); save the file as "
+                                 "UTF-8") from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        raise ValueError(f"{where} is not a text file: a NUL byte at line {line} (byte {nul}); "
+                         "binary data, or UTF-16 without a byte-order mark: save it as CSV (UTF-8)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")  # a few undefined bytes become U+FFFD, never an error
+
+
+def _lines(text: str) -> list[str]:
+    """Physical lines (\\n, \\r\\n or \\r endings; not str.splitlines, which also splits at form feeds and
+    Unicode separators and would shift the line numbers from what an editor shows)."""
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def _delimiter(text: str) -> str:
+    for line in _lines(text):
+        if line.strip() and not line.lstrip().startswith("#"):
+            found = [d for d in DELIMITERS if d in line]
+            return min(found, key=line.index) if found else ","
+    return ","
+
+
+def _rows(text: str, where: str):
+    """(line number, fields) of the data and header lines of ``text`` (blank and ``#`` lines skipped), each
+    line parsed on its own (a quote never runs into the next line); ValueErrors name the line."""
+    delim = _delimiter(text)
+    for lineno, line in enumerate(_lines(text), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            raise ValueError(f"{where}: line {lineno} has {len(line):,} characters, more than the "
+                             f"{MAX_LINE_CHARS:,} a measurement row may have (not a measurement file?)")
+        try:
+            row = next(csv.reader((line,), delimiter=delim, strict=True), [])
+        except csv.Error as e:
+            raise ValueError(f"{where}: line {lineno} is not valid CSV ({e}; an unbalanced quote?)") from None
+        yield lineno, row
+
+
 def read_table(path, what: str) -> MeasurementTable:
     """Read a measurement CSV (header, numeric rows; blank and # lines skipped). ``what`` names it in errors."""
     path = Path(path)
+    where = f"{what} {path.name}"
     if not path.is_file():
         raise ValueError(f"{what} = {str(path)!r} is not a readable file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ValueError(f"{where} has {size / 2**20:.4g} MiB, more than the {MAX_FILE_BYTES // 2**20} MiB a "
+                             "measurement file may have")
+        data = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{what} = {str(path)!r} cannot be read ({e.strerror})") from None
+    text = decode_text(data, where)
     rows, lines = [], []
     header = None
-    with path.open(newline="") as f:
-        for lineno, row in enumerate(csv.reader(f), start=1):
-            if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
-                continue
-            if header is None:
-                header = [c.strip().lower() for c in row]
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{what} {path.name}: line {lineno} has {len(row)} fields, the header has "
-                                 f"{len(header)} ({', '.join(header)})")
-            try:
-                rows.append([float(c) for c in row])
-            except ValueError:
-                bad = next(c for c in row if not _is_float(c))
-                raise ValueError(f"{what} {path.name}: line {lineno} holds {bad.strip()!r}, not a number") from None
-            lines.append(lineno)
+    n_used = 0
+    for lineno, row in _rows(text, where):
+        if all(not c.strip() for c in row):
+            continue
+        if header is None:
+            header = [c.strip().lower() for c in row]
+            while header and not header[-1]:  # trailing separators (spreadsheet exports)
+                header.pop()
+            n_used = len(header)
+            if not header or any(not h for h in header):
+                raise ValueError(f"{where}: line {lineno}: the header {row} has an empty column name")
+            continue
+        fields = row
+        if len(row) > n_used and not any(c.strip() for c in row[n_used:]):
+            fields = row[:n_used]
+        if len(fields) != n_used:
+            raise ValueError(f"{where}: line {lineno} has {len(fields)} fields, the header has "
+                             f"{n_used} ({', '.join(header)})")
+        try:
+            rows.append([float(c) for c in fields])
+        except ValueError:
+            bad = next(c for c in fields if not _is_float(c)).strip()
+            hint = "; numbers need a decimal point, not a comma" if _is_float(bad.replace(",", ".", 1)) else ""
+            raise ValueError(f"{where}: line {lineno} holds {bad!r}, not a number{hint}") from None
+        lines.append(lineno)
     if header is None:
-        raise ValueError(f"{what} {path.name} is empty: a header line and data rows are needed")
+        raise ValueError(f"{where} is empty: a header line and data rows are needed")
     if len(set(header)) != len(header):
-        raise ValueError(f"{what} {path.name}: duplicated column names in the header {header}")
+        raise ValueError(f"{where}: duplicated column names in the header {header}")
+    if not rows:
+        raise ValueError(f"{where} has a header ({', '.join(header)}) but no data rows")
     return MeasurementTable(path, header, np.asarray(rows, float).reshape(len(rows), len(header)), lines)
 
 
@@ -239,13 +327,14 @@ def read_spectrum_csv(path) -> MeasuredSpectrum:
     return MeasuredSpectrum(wl, through, drop, str(path))
 
 
-def read_transfer_csv(path, x_names: tuple[str, ...], what: str):
+def read_transfer_csv(path, x_names: tuple[str, ...], what: str, *, x_optional: bool = False):
     """(x, linear transmission, wavelength µm or None, line numbers) from a CSV with an ``x_names`` column and
-    ``transmission_db`` or ``transmission``; ``x_names=()`` reads no x column."""
+    ``transmission_db`` or ``transmission``; ``x_names=()`` reads no x column, ``x_optional`` returns x = None
+    when the file has none of ``x_names``."""
     table = read_table(path, what)
     xcol = table.pick(x_names, x_names[0]) if x_names else None
     tcol = table.pick(("transmission_db", "transmission"), "transmission")
-    if tcol is None or (xcol is None and x_names):
+    if tcol is None or (xcol is None and x_names and not x_optional):
         need = " and ".join(([f"{'/'.join(x_names)!r}"] if x_names else []) + ["'transmission_db' or 'transmission'"])
         raise ValueError(f"{table.name}: found columns {table.header}, need {need}")
     x = table.column(xcol) if xcol else None

@@ -7,9 +7,19 @@ of the output with respect to swept parameters (forward mode, ``jax.jacfwd`` per
 ``fn`` is any jittable function: a SAX model (output: a port pair, as power, dB, phase or
 the complex value), a circuit's fast model, or a user function returning an array.
 
-JAX models skip their range checks under tracing, so ``sweep`` first calls ``fn`` eagerly
-at the lowest and the highest value of every axis (others at their first value): a grid
-reaching outside a model's valid range raises the model's ValueError before any sweep.
+JAX models skip their range checks under tracing, so ``sweep`` first calls ``fn`` eagerly at
+the grid's true extremes: every corner of a crossed grid (for up to ``MAX_CORNER_AXES`` axes;
+beyond, each axis's ends), every point of a zipped grid of up to ``MAX_EAGER_POINTS`` points
+(beyond, the points holding each axis's ends), each at the lowest and highest wavelength. A grid
+reaching outside a model's valid range raises the model's ValueError before the sweep. Ranges
+that couple parameters inside the grid (the dispersion model's domain) are caught point by
+point after the jitted run: the dispersion model returns NaN outside its domain under tracing,
+and the first point with a non-finite value is evaluated eagerly for the model's own message —
+no value is written for a grid with a point outside the domain.
+
+Grids are capped: at most ``MAX_VALUES`` values (points × wavelengths × (1 + gradients)) are
+held, ``MAX_CSV_ROWS`` rows written to CSV; ``parse_range`` refuses larger counts before
+allocating anything.
 
 Results (``SweepResult``) write to CSV (long format: one row per grid point and
 wavelength) or NPZ (arrays with the axes), and draw a figure (``plot``).
@@ -34,25 +44,77 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.fileio import save_figure_atomic, write_atomic
 
 QUANTITIES = ("power", "db", "phase", "real", "imag", "value")
-MAX_POINTS = 10_000_000  # grid points × wavelengths held in memory at once
+MAX_VALUES = 10_000_000  # grid points × wavelengths × (1 + gradients) held in memory (80 MB of float64)
+MAX_CSV_ROWS = 2_000_000  # rows of a CSV file (≈ 100 MB, tens of seconds to write); NPZ holds MAX_VALUES
+MAX_POINTS = 1_000_000  # grid points × wavelengths evaluated per vmapped batch (bounds the intermediates)
+MAX_CORNER_AXES = 6  # crossed grids of up to this many axes are checked at all 2^k corners
+MAX_EAGER_POINTS = 64  # zipped grids of up to this many points are checked at every point
 
 
 # ---------------------------------------------------------------------------- parsing helpers
-def parse_range(text: str, name: str = "range") -> np.ndarray:
-    """Values from ``"lo:hi:n"`` (n points, inclusive), ``"a,b,c"`` or a single number."""
+def parse_range(text: str, name: str = "range", max_n: int = MAX_VALUES) -> np.ndarray:
+    """Values from ``"lo:hi:n"`` (n points, inclusive, 1 ≤ n ≤ ``max_n``), ``"a,b,c"`` or a single number;
+    all finite."""
     t = text.strip()
+    form = f"{name} = {text!r} must be 'lo:hi:n' (n ≥ 1 points), 'a,b,c' or a number"
     try:
         if ":" in t:
             parts = t.split(":")
             if len(parts) != 3:
                 raise ValueError
-            lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
+            lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2].strip())
             if n < 1:
                 raise ValueError
-            return np.linspace(lo, hi, n)
-        return np.array([float(v) for v in t.split(",") if v.strip()], float)
+        else:
+            vals = np.array([float(v) for v in t.split(",") if v.strip()], float)
+            if vals.size == 0:
+                raise ValueError
     except ValueError:
-        raise ValueError(f"{name} = {text!r} must be 'lo:hi:n' (n ≥ 1 points), 'a,b,c' or a number") from None
+        raise ValueError(form) from None
+    if ":" in t:
+        if n > max_n:
+            raise ValueError(f"{name} = {text!r} asks for {n:,} points, more than the limit of {max_n:,}; "
+                             "sweep fewer points or split the sweep")
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"{name} = {text!r}: lo and hi must be finite numbers")
+        return np.linspace(lo, hi, n)
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(f"{name} = {text!r}: values must be finite numbers")
+    return vals
+
+
+def grid_values(sizes, n_wl: int = 1, n_grad: int = 0, zip_axes: bool = False) -> int:
+    """Values a sweep holds: grid points (product of ``sizes``, or one size when zipped) × wavelengths ×
+    (1 + gradients), as an exact integer (nothing allocated)."""
+    sizes = [int(n) for n in sizes]
+    points = (sizes[0] if sizes else 0) if zip_axes else math.prod(sizes)
+    return points * max(int(n_wl), 1) * (1 + int(n_grad))
+
+
+def check_grid_size(sizes, n_wl: int = 1, n_grad: int = 0, zip_axes: bool = False, csv: bool = False) -> int:
+    """ValueError if the grid holds more than ``MAX_VALUES`` values (or, for CSV, ``MAX_CSV_ROWS`` rows);
+    returns the number of grid points."""
+    sizes = [int(n) for n in sizes]
+    points = (sizes[0] if sizes else 0) if zip_axes else math.prod(sizes)
+    total = grid_values(sizes, n_wl, n_grad, zip_axes)
+    if total > MAX_VALUES:
+        raise ValueError(f"the sweep grid has {points:,} points × {max(n_wl, 1):,} wavelengths"
+                         + (f" × (1 + {n_grad} gradients)" if n_grad else "")
+                         + f" = {total:,} values, more than the limit of {MAX_VALUES:,} "
+                         f"({MAX_VALUES * 8 // 2**20} MiB of float64); sweep fewer points or split the sweep")
+    rows = points * max(int(n_wl), 1)
+    if csv and rows > MAX_CSV_ROWS:
+        raise ValueError(f"the sweep grid has {rows:,} rows (points × wavelengths), more than the CSV limit of "
+                         f"{MAX_CSV_ROWS:,}; write .npz instead, or sweep fewer points")
+    return points
+
+
+def output_bytes(points: int, n_wl: int, n_axes: int, n_grad: int, suffix: str) -> int:
+    """Estimated size (bytes) of a sweep file: NPZ float64 arrays, CSV rows of ``repr`` floats (≈ 21 bytes)."""
+    n = points * max(int(n_wl), 1)
+    if suffix.lower() == ".npz":
+        return 8 * n * (1 + n_grad) + 8 * points * n_axes + 4096
+    return 21 * n * (n_axes + 2 + n_grad) + 4096
 
 
 def port_pair(output) -> tuple[str, str]:
@@ -162,6 +224,9 @@ class SweepResult:
         pts = self.points()
         n = self.n_points
         vals = self.values.reshape(n, -1)
+        if n * vals.shape[1] > MAX_CSV_ROWS:
+            raise ValueError(f"out = {str(path)!r}: {n * vals.shape[1]:,} rows exceed the CSV limit of {MAX_CSV_ROWS:,}; "
+                             "write .npz instead")
         grads = {k: v.reshape(n, -1) for k, v in self.grads.items()}
         header = list(pts) + (["wl_um"] if self.wl is not None else []) + [self.label or self.quantity]
         header += [f"d_{self.label or self.quantity}_d_{k}" for k in grads]
@@ -277,7 +342,8 @@ def sweep(
         zip_axes: pair the axes element by element instead of crossing them.
         batch_size: grid points per vmapped batch (default: all, up to ``MAX_POINTS`` values).
         label: name of the output (CSV column, figure).
-        check: call ``fn`` eagerly at the ends of every axis first (the model's range checks).
+        check: call ``fn`` eagerly at the grid's extremes first (the model's range checks; see the module
+            docstring), and refuse a result with non-finite values, naming the first such point.
         timing: run the compiled sweep a second time, so that ``seconds`` (and the throughput)
             exclude compilation; otherwise ``seconds`` is the first run, compilation included.
 
@@ -311,6 +377,10 @@ def sweep(
     if zip_axes and len({a.size for a in ax.values()}) != 1:
         raise ValueError(f"zip_axes needs equal axis lengths, got {{{', '.join(f'{k}: {a.size}' for k, a in ax.items())}}}")
     names = tuple(ax)
+    wl_np = None if wl is None else np.atleast_1d(np.asarray(wl, dtype=float))
+    if wl_np is not None and (wl_np.ndim != 1 or wl_np.size == 0 or not np.all(np.isfinite(wl_np))):
+        raise ValueError(f"wl must be a non-empty 1-D array of finite wavelengths (µm), got shape {wl_np.shape}")
+    check_grid_size([a.size for a in ax.values()], 1 if wl_np is None else wl_np.size, len(grad), zip_axes)
     if zip_axes:
         cols = [ax[k] for k in names]
         shape = (ax[names[0]].size,)
@@ -318,14 +388,17 @@ def sweep(
         mesh = np.meshgrid(*(ax[k] for k in names), indexing="ij")
         cols = [m.ravel() for m in mesh]
         shape = tuple(a.size for a in ax.values())
-    wl_arr = None if wl is None else jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    wl_arr = None if wl_np is None else jnp.asarray(wl_np)
+
+    def call(point, wl_values):
+        kw = {**fixed, **point}
+        res = fn(wl=jnp.asarray(wl_values), **kw) if wl_values is not None else fn(**kw)
+        return _extract(res, output, quantity)
+
     if check:
-        first = {k: float(c[0]) for k, c in zip(names, cols, strict=True)}
-        for k in names:
-            for v in (float(ax[k].min()), float(ax[k].max())):
-                kw = {**fixed, **first, k: v}
-                res = fn(wl=wl_arr, **kw) if wl_arr is not None else fn(**kw)
-                _extract(res, output, quantity)
+        wl_ends = None if wl_np is None else np.unique([wl_np.min(), wl_np.max()])
+        for point in extreme_points(ax, cols, zip_axes):
+            call(point, wl_ends)
     n = cols[0].size
     n_wl = 1 if wl_arr is None else int(wl_arr.size)
     bs = batch_size or max(1, min(n, MAX_POINTS // max(n_wl * (1 + len(grad)), 1)))
@@ -348,6 +421,8 @@ def sweep(
         out = jax.block_until_ready(run(stacked, wl_in, traced))
     t2 = time.perf_counter()
     values, grads = out
+    if check:
+        _check_finite(values, grads, names, cols, lambda point: call(point, wl_np))
     tail = tuple(np.shape(values)[1:])
     res_vals = np.asarray(values).reshape(shape + tail)
     res_grads = {g: np.asarray(v).reshape(shape + tail) for g, v in zip(grad, grads, strict=True)}
@@ -355,6 +430,40 @@ def sweep(
                        grads=res_grads, quantity=quantity, label=label, zipped=zip_axes,
                        seconds=(t2 - t1) if timing else (t1 - t0),
                        compile_seconds=((t1 - t0) - (t2 - t1)) if timing else 0.0)
+
+
+def extreme_points(ax: Mapping[str, np.ndarray], cols, zip_axes: bool) -> list[dict]:
+    """The grid points checked eagerly before a sweep (see the module docstring)."""
+    names = list(ax)
+    if zip_axes:
+        n = cols[0].size
+        idx = range(n) if n <= MAX_EAGER_POINTS else sorted({int(f(c)) for c in cols for f in (np.argmin, np.argmax)})
+        return [{k: float(c[i]) for k, c in zip(names, cols, strict=True)} for i in idx]
+    ends = [np.unique([a.min(), a.max()]) for a in ax.values()]
+    if len(names) <= MAX_CORNER_AXES:
+        return [dict(zip(names, map(float, combo), strict=True)) for combo in itertools.product(*ends)]
+    first = {k: float(a[0]) for k, a in ax.items()}
+    return [{**first, k: float(v)} for k, e in zip(names, ends, strict=True) for v in e]
+
+
+def _check_finite(values, grads, names, cols, call) -> None:
+    """ValueError naming the first grid point with a non-finite value: the model's own message when an eager
+    evaluation there raises (a point outside its domain), else the point and the values."""
+    bad = ~np.isfinite(np.asarray(values))
+    for g in grads:
+        bad |= ~np.isfinite(np.asarray(g))
+    bad = bad.reshape(bad.shape[0], -1).any(axis=1)
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    point = {k: float(c[i]) for k, c in zip(names, cols, strict=True)}
+    where = ", ".join(f"{k} = {v:g}" for k, v in point.items())
+    try:
+        call(point)
+    except ValueError as e:
+        raise ValueError(f"sweep point {where} ({int(bad.sum())} of {bad.size} points affected): {e}") from None
+    raise ValueError(f"the model gives NaN or infinite values at the sweep point {where} ({int(bad.sum())} of "
+                     f"{bad.size} points affected); nothing is written")
 
 
 def _numeric(v) -> bool:

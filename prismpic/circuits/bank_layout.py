@@ -21,15 +21,25 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_range, concrete
-from prismpic.circuits.bank_model import RING_SPACING, channel_fields, drop_jogs_um, plan_radii, unchecked_bank_fields
+from prismpic.circuits.bank_model import (
+    BANK_D,
+    GRID_CENTER_NM,
+    GRID_SPACING_NM,
+    RING_SPACING,
+    channel_fields,
+    drop_jogs_um,
+    plan_radii,
+    unchecked_bank_fields,
+)
 from prismpic.components import electrical, ring_physics, rings
 from prismpic.components.couplers import sbend
 from prismpic.components.detectors import balanced_photodetector
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.cross_sections import RIDGE_WIDTH
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 PAD_SIZE = 54.0  # µm: a 50 µm opening (the minimum) in 2 µm of metal fits the 58.8 µm ring pitch
 BEND_RADIUS = 20.0  # µm, Euler bends of the drop-port return path
@@ -298,18 +308,21 @@ def prism_row(
     return c
 
 
-def readout_paths(wl=1.55, radii=(20.0, 20.0, 20.0, 20.0), ring_spacing=RING_SPACING, gap=ring_physics.GAP, gap_drop=None,
-                  width=RIDGE_WIDTH, pad_size=PAD_SIZE, bend_radius=BEND_RADIUS, film_thickness=FILM_THICKNESS,
-                  etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM):
+@model_of(prism_row)
+def readout_paths(wl=1.55, radii=CELL, ring_spacing=CELL, gap=CELL, gap_drop=CELL, width=CELL, pad_size=CELL,
+                  bend_radius=CELL, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+                  loss_db_per_cm=LOSS_DB_PER_CM, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """(through, drop) transmissions (W,) from the channel's o2 and o4 to the detector inputs of ``prism_row``.
 
-    The same straight and Euler-bend models the netlist uses, once per segment of the drawn path.
+    The same straight and Euler-bend models the netlist uses, once per segment of the drawn path, at the
+    process's film, etch, wall angle (°) and cladding. Geometry defaults: the ``prism_row`` cell's.
     """
     radii = tuple(float(r) for r in np.asarray(radii, dtype=float))
     _check_row(radii, pad_size, bend_radius)
     plan = row_plan(radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius)
     wl = jnp.asarray(wl, dtype=float)
-    phys = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm)
+    phys = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm,
+                sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
 
     def s(n):
         return straight_model(wl=wl, length=um_from_nm(n), **phys)[("o1", "o2")] if n > 0 else 1.0
@@ -333,9 +346,9 @@ def min_channel_pitch(radii, **row) -> float:
 @gf.cell
 def prism_bank(
     n_channels: int = 4,
-    d: int = 4,
-    spacing_nm: float = 1.6,
-    center_nm: float = 1550.0,
+    d: int = BANK_D,
+    spacing_nm: float = GRID_SPACING_NM,
+    center_nm: float = GRID_CENTER_NM,
     ring_spacing: float = RING_SPACING,
     gap: float = ring_physics.GAP,
     gap_drop: float | None = None,
@@ -383,16 +396,17 @@ def prism_bank(
     return c
 
 
-def prism_bank_fields(wl, voltages, *, d: int = 4, spacing_nm: float = 1.6, center_nm: float = 1550.0,
-                      ring_spacing: float = RING_SPACING, gap: float = ring_physics.GAP, gap_drop: float | None = None,
-                      width: float = RIDGE_WIDTH, pad_size: float = PAD_SIZE, bend_radius: float = BEND_RADIUS,
-                      delta_t_k=0.0, **physics):
+@model_of(prism_bank)
+def prism_bank_fields(wl, voltages, *, d: int, spacing_nm: float, center_nm: float, ring_spacing: float, gap: float,
+                      gap_drop: float | None, width: float, pad_size: float, bend_radius: float, delta_t_k=0.0,
+                      **physics):
     """Fast model of ``prism_bank``: fields (E_drop, E_through) (N, W) at the detector inputs per unit input field.
 
-    ``bank_fields`` of the channels times the drawn readout paths (``readout_paths``).
+    ``bank_fields`` of the channels times the drawn readout paths (``readout_paths``); the geometry
+    (``d`` … ``bend_radius``) defaults to the ``prism_bank`` cell's.
     ``voltages`` is (N, d); ``physics`` holds ring model parameters (loss_db_per_cm,
-    film_thickness, etch_depth, coupler_loss_db, electrode_* …). Compiled once per set of
-    parameters and cached; traceable (jit, grad) in wl, voltages and delta_t_k.
+    film_thickness, etch_depth, sidewall_angle_deg, cladding, coupler_loss_db, electrode_* …). Compiled once
+    per set of parameters and cached; traceable (jit, grad) in wl, voltages and delta_t_k.
     """
     key = (int(d), float(spacing_nm), float(center_nm), float(ring_spacing), float(gap),
            None if gap_drop is None else float(gap_drop), float(width), float(pad_size), float(bend_radius),
@@ -414,7 +428,8 @@ def _bank_readout(d, spacing_nm, center_nm, ring_spacing, gap, gap_drop, width, 
     physics = dict(physics)
     radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width)
     ring = dict(gap=gap, width=width, **({} if gap_drop is None else {"gap_drop": gap_drop}), **physics)
-    geo = {k: physics[k] for k in ("film_thickness", "etch_depth", "loss_db_per_cm") if k in physics}
+    geo = {k: physics[k] for k in ("film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")
+           if k in physics}
     for r in (min(radii), max(radii)):
         rings.ring_add_drop_model(wl=1.55, radius=r, **ring)  # validation only, eagerly
     readout_paths(1.55, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)

@@ -26,22 +26,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prismpic.checks import check_range, concrete
+from prismpic.checks import check_array_1d, check_range, concrete
 from prismpic.components import ring_physics, rings
 from prismpic.components.couplers import sbend_response
+from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight_model
-from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS
+from prismpic.pdk.cross_sections import RING_RADIUS
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
 
 RING_SPACING = 10.0  # µm of bus between adjacent ring cells
+GRID_SPACING_NM = 1.6  # channel spacing of the wavelength grid (S1-03)
+GRID_CENTER_NM = 1550.0  # centre of the wavelength grid
+BANK_D = 4  # rings per channel (wavelengths) of the default bank tile (``bank_layout.prism_bank``)
 PLAN_BAND_UM = (1.50, 1.60)  # channel plans must lie in the band the device models are swept over (testing.BAND_UM)
 LAYOUT_GRID_UM = 0.001  # the GDS database unit: port positions are multiples of it
 
 
 # ---------------------------------------------------------------------------- channel plan
-def channel_plan_um(d: int = 32, spacing_nm: float = 1.6, center_nm: float = 1550.0) -> np.ndarray:
-    """Wavelengths (µm) of d channels on a uniform grid centred on ``center_nm`` (S1-03: 1.6 nm)."""
+def channel_plan_um(d: int = 32, spacing_nm: float = GRID_SPACING_NM, center_nm: float = GRID_CENTER_NM) -> np.ndarray:
+    """Wavelengths (µm) of d channels on a uniform grid centred on ``center_nm`` (S1-03: 1.6 nm; d = 32: the seed's)."""
     check_range("d", d, 1, 1024)
     check_range("spacing_nm", spacing_nm, 0.01, 100.0, unit="nm")
     return (center_nm + spacing_nm * (np.arange(d) - (d - 1) / 2)) * 1e-3
@@ -61,8 +65,9 @@ def check_plan(d: int, spacing_nm: float, center_nm: float) -> None:
                          f"{center_nm:g} nm leave the {lo:g}–{hi:g} nm band of the channel plan")
 
 
+_WALL_KEYS = ("sidewall_angle_deg", "cladding")  # process: ridge wall angle (°) and cladding, as film and etch
 _RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "film_thickness", "etch_depth",
-            "loss_db_per_cm", "voltage_v", "delta_t_k")
+            "loss_db_per_cm", "voltage_v", "delta_t_k", *_WALL_KEYS)
 
 
 def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
@@ -72,6 +77,13 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     order nearest ``radius0``'s at λ_j.
     """
     p = {k: v for k, v in ring.items() if k in _RT_KEYS}
+    ch = check_array_1d("channels_um", channels_um, unit="µm")
+    if ch is not None:  # the ring model's own checks (wavelength domain, geometry), eagerly, at the channel ends
+        check_range("radius0", radius0, RULES.min_bend_radius, 500.0, unit="µm")
+        try:
+            rings.ring_add_drop_model(wl=np.array([ch.min(), ch.max()]), radius=float(radius0), **p)
+        except ValueError as e:
+            raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
     wl = jnp.asarray(channels_um, dtype=float)
 
     def theta(r, w):
@@ -91,9 +103,14 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     return np.asarray(solve(jnp.full(wl.shape, float(radius0))))
 
 
-def plan_radii(d: int = 4, spacing_nm: float = 1.6, center_nm: float = 1550.0, gap: float = ring_physics.GAP,
-               gap_drop: float | None = None, width: float = RIDGE_WIDTH) -> tuple[float, ...]:
-    """Ring radii (µm) of a d-channel bank: ring j resonant on channel j at 0 V (``bank_radii``; cached)."""
+@model_of(rings.ring_add_drop)
+def plan_radii(d: int = BANK_D, spacing_nm: float = GRID_SPACING_NM, center_nm: float = GRID_CENTER_NM,
+               gap: float = CELL, gap_drop: float | None = CELL, width: float = CELL) -> tuple[float, ...]:
+    """Ring radii (µm) of a d-channel bank: ring j resonant on channel j at 0 V (``bank_radii``; cached).
+
+    ``gap``, ``gap_drop`` and ``width`` default to the ``ring_add_drop`` cell's; the plan to the bank
+    tile's (``prism_bank`` takes the same constants: it lives in ``bank_layout``, which imports this module).
+    """
     check_plan(d, spacing_nm, center_nm)
     return _plan_radii(int(d), float(spacing_nm), float(center_nm), float(gap),
                        None if gap_drop is None else float(gap_drop), float(width))
@@ -115,8 +132,9 @@ def _star(a, b):
     return (ra + tpa * rb * ta / den, tb * ta / den, tpa * tpb / den, rpb + tb * rpa * tpb / den)
 
 
+_RING_CELL = cell_defaults(rings.ring_add_drop)  # the ring geometry a channel takes where ``ring`` gives none
 _MODEL_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-               "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db")
+               "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", *_WALL_KEYS)
 
 
 def ring_columns(wl, radii, **ring):
@@ -130,18 +148,20 @@ def ring_columns(wl, radii, **ring):
     wl = jnp.asarray(wl, dtype=float)
     p = {k: v for k, v in ring.items() if k in _MODEL_KEYS}
     rt = {k: v for k, v in p.items() if k in _RT_KEYS}
-    width = p.get("width", RIDGE_WIDTH)
+    width = p.get("width", _RING_CELL["width"])
     film = p.get("film_thickness", FILM_THICKNESS)
     etch = p.get("etch_depth", ETCH_DEPTH)
+    wall = {k: p[k] for k in _WALL_KEYS if k in p}
 
     def one(r):
-        t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p.get("gap", ring_physics.GAP), p.get("gap_drop"), r, width,
-                                                     film, etch, p.get("coupler_loss_db", 0.0))
+        t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p.get("gap", _RING_CELL["gap"]), p.get("gap_drop"), r, width,
+                                                     film, etch, p.get("coupler_loss_db", 0.0), **wall)
         a, th0 = ring_physics.ring_round_trip(wl, r, **rt)
         _, th_v = ring_physics.ring_round_trip(wl, r, **{**rt, "voltage_v": 1.0})
         _, th_t = ring_physics.ring_round_trip(wl, r, **{**rt, "delta_t_k": 1.0})
         length = ring_physics.default_bus_length(r, width) if p.get("bus_length") is None else p["bus_length"]
-        bus = ring_physics.bus_transmission(wl, length, width, film, etch, p.get("loss_db_per_cm", LOSS_DB_PER_CM))
+        bus = ring_physics.bus_transmission(wl, length, width, film, etch, p.get("loss_db_per_cm", LOSS_DB_PER_CM),
+                                            **wall)
         return dict(t1=t1, k1=k1, t2=t2, k2=k2, a=a, theta0=th0, theta_v=th_v - th0, theta_t=th_t - th0, bus=bus)
 
     return jax.vmap(one)(jnp.asarray(radii, dtype=float))
@@ -171,12 +191,14 @@ def fields_from_columns(cols, spacers, voltages, delta_t_k):
     return d_tot, t_tot
 
 
-def drop_jogs_um(radii, gap=ring_physics.GAP, gap_drop=None, width=RIDGE_WIDTH):
+@model_of(rings.ring_add_drop)
+def drop_jogs_um(radii, gap=CELL, gap_drop=CELL, width=CELL):
     """Lateral drop-bus offsets (µm) between adjacent rings of a channel, as drawn, shape (…, d − 1).
 
     With the through bus straight, ring j's drop bus lies s_j = [R_j + gap + w] + [R_j + gap_drop + w]
     above it (the ring cell puts each bus at ±(R + gap + w) from the ring centre, [·] rounded
     to the layout grid), so the drop bus jogs by s_{j+1} − s_j between rings j and j + 1.
+    ``gap``, ``gap_drop`` and ``width`` default to the ``ring_add_drop`` cell's.
     """
     gd = gap if gap_drop is None else gap_drop
     r = jnp.asarray(radii, dtype=float)
@@ -195,19 +217,20 @@ def spacer_transmissions(wl, ring_spacing, ring, radii):
     where neighbouring rings have equal bus spans and a raised-cosine ``sbend`` (the layout's
     jog, ``drop_jogs_um``) where they differ. ``ring``: the ring parameters (gap, width, …).
     """
-    sp = {k: v for k, v in ring.items() if k in ("width", "film_thickness", "etch_depth", "loss_db_per_cm")}
+    sp = {k: v for k, v in ring.items() if k in ("width", "film_thickness", "etch_depth", "loss_db_per_cm", *_WALL_KEYS)}
     wl = jnp.asarray(wl, dtype=float)
     n_jogs = jnp.shape(radii)[-1] - 1
     if ring_spacing <= 0:
         one = jnp.ones_like(wl, dtype=complex)
         return one, jnp.broadcast_to(one, (n_jogs,) + wl.shape)
     t = straight_model(wl=wl, length=ring_spacing, **sp)[("o1", "o2")]
-    jogs = drop_jogs_um(radii, ring.get("gap", ring_physics.GAP), ring.get("gap_drop"), ring.get("width", RIDGE_WIDTH))
+    jogs = drop_jogs_um(radii, **{k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring})
     flat = jogs == 0
     safe = jnp.where(flat, 1.0, jogs)  # keeps the unused branch (and its gradient) finite
-    geo = (ring.get("width", RIDGE_WIDTH), ring.get("film_thickness", FILM_THICKNESS),
+    geo = (ring.get("width", _RING_CELL["width"]), ring.get("film_thickness", FILM_THICKNESS),
            ring.get("etch_depth", ETCH_DEPTH), ring.get("loss_db_per_cm", LOSS_DB_PER_CM))
-    bends = jax.vmap(lambda h: sbend_response(wl, ring_spacing, h, *geo))(safe)
+    wall = {k: ring[k] for k in _WALL_KEYS if k in ring}
+    bends = jax.vmap(lambda h: sbend_response(wl, ring_spacing, h, *geo, **wall))(safe)
     return t, jnp.where(flat[:, None], t, bends)
 
 
@@ -226,8 +249,26 @@ def channel_fields(wl, radii, voltages, delta_t_k=0.0, ring_spacing: float = RIN
     radii = jnp.asarray(radii, dtype=float)
     voltages = jnp.broadcast_to(jnp.asarray(voltages, dtype=float), radii.shape)
     dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), radii.shape)
+    check_bank_inputs(wl, radii, voltages, dts, ring)
     return fields_from_columns(ring_columns(wl, radii, **ring), spacer_transmissions(wl, ring_spacing, ring, radii),
                                voltages, dts)
+
+
+def check_bank_inputs(wl, radii, voltages, delta_t_k, ring: dict) -> None:
+    """ValueError unless voltages lie within the electrode limit and the ring model accepts the wavelengths, the
+    radii and the temperatures at their extremes (concrete values only; skipped when traced)."""
+    vmax = RULES.max_electrode_voltage_v
+    check_range("voltages", voltages, -vmax, vmax, unit="V")
+    vals = [concrete(x) for x in (wl, radii, delta_t_k)]
+    if any(v is None for v in vals):
+        return
+    w, r, t = (np.atleast_1d(np.asarray(v, dtype=float)) for v in vals)
+    check_range("wl", w, -math.inf, math.inf, unit="µm", lo_open=True, hi_open=True)
+    check_range("radii", r, RULES.min_bend_radius, 500.0, unit="µm")
+    check_range("delta_t_k", t, -math.inf, math.inf, unit="K", lo_open=True, hi_open=True)
+    for radius in {float(r.min()), float(r.max())}:
+        for dt in {float(t.min()), float(t.max())}:
+            rings.ring_add_drop_model(wl=np.array([w.min(), w.max()]), radius=radius, delta_t_k=dt, **ring)
 
 
 def unchecked_bank_fields(wl, radii, voltages, delta_t_k, ring_spacing, ring):
@@ -265,10 +306,7 @@ def bank_fields(wl, radii, voltages, delta_t_k=0.0, ring_spacing: float = RING_S
         raise ValueError(f"voltages has shape {voltages.shape}; expected (n_channels, d) with d = {radii.shape[-1]}"
                          + (f" and radii {radii.shape}" if radii.ndim == 2 else ""))
     dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
-    r_np = concrete(radii)
-    if r_np is not None:
-        for r in (float(np.min(r_np)), float(np.max(r_np))):
-            rings.ring_add_drop_model(wl=1.55, radius=r, **ring)  # validation only
+    check_bank_inputs(wl, radii, voltages, dts, ring)
     if concrete(radii) is None or concrete(voltages) is None or concrete(dts) is None:
         return unchecked_bank_fields(wl, radii, voltages, dts, float(ring_spacing), ring)
     f = _compiled_bank(float(ring_spacing), tuple(sorted(ring.items())))

@@ -54,7 +54,14 @@ from prismpic.components.gain import (
     soa,
     soa_model,
 )
-from prismpic.components.io import HCF_GROUP_INDEX, edge_coupler, edge_coupler_model, hcf_delay_line_model
+from prismpic.components.io import (
+    HCF_GROUP_INDEX,
+    edge_coupler,
+    edge_coupler_model,
+    hcf_delay_line,
+    hcf_delay_line_model,
+)
+from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight, straight_model
 from prismpic.fileio import save_figure_atomic
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width
@@ -64,18 +71,10 @@ from prismpic.pdk.stack import LOSS_DB_PER_CM
 DESIGN_WL = 1.55
 OSNR_REF_BW_HZ = 12.5e9  # 0.1 nm at 1550 nm, the usual OSNR reference bandwidth
 GAIN_MODES = ("compensate", "saturated")
+FIBER_LENGTH_M = cell_defaults(hcf_delay_line)["length_m"]  # the loop's default fiber: the hcf_delay_line cell's
 
 
 # ---------------------------------------------------------------------------- geometry
-@cache
-def coupler_length(coupling: float = 0.1, gap: float = 0.3, dy: float = 40.0, bend_length: float = 40.0,
-                   cross_section: str = "xs_ridge") -> float:
-    """Straight length (µm, 1 nm grid) of the loop coupler for power coupling ``coupling`` at 1.55 µm."""
-    check_range("coupling", coupling, 0.0, 1.0, lo_open=True, hi_open=True)
-    return round(length_for_coupling(coupling, wl=DESIGN_WL, gap=gap, dy=dy, bend_length=bend_length,
-                                     cross_section=cross_section), 3)
-
-
 def _lengths(coupling, gap, dy, bend_length, soa_gain_length, soa_taper_length, ec_taper_length, lead_length,
              cross_section):
     """(coupler length, bus input straight, drop straight) in µm for the chip's layout."""
@@ -164,12 +163,28 @@ def kv_loop_chip(
     return c
 
 
-def kv_loop_netlist(chip: gf.Component, length_m: float = 1000.0, fiber_coupling_loss_db: float = 0.0,
-                    block_size: float = 100.0) -> dict:
+# ---------------------------------------------------------------------------- coupler design and netlist
+@model_of(kv_loop_chip)
+@cache
+def coupler_length(coupling: float = CELL, gap: float = CELL, dy: float = CELL, bend_length: float = CELL,
+                   cross_section: str = CELL) -> float:
+    """Straight length (µm, 1 nm grid) of the loop coupler for power coupling ``coupling`` at 1.55 µm.
+
+    Defaults: the ``kv_loop_chip`` cell's.
+    """
+    check_range("coupling", coupling, 0.0, 1.0, lo_open=True, hi_open=True)
+    return round(length_for_coupling(coupling, wl=DESIGN_WL, gap=gap, dy=dy, bend_length=bend_length,
+                                     cross_section=cross_section), 3)
+
+
+@model_of(hcf_delay_line)
+def kv_loop_netlist(chip: gf.Component, length_m: float = CELL, fiber_coupling_loss_db: float = 0.0,
+                    block_size: float = CELL) -> dict:
     """Netlist of the closed loop: the chip's extracted netlist plus the fiber and its two nets.
 
     The fiber instance ``fiber`` (``hcf_delay_line``) joins o3 (east facet) to o2 (west
-    facet). Its model's lumped ``coupling_loss_db`` is set to ``fiber_coupling_loss_db``
+    facet), ``length_m`` and ``block_size`` defaulting to that cell's. Its model's lumped
+    ``coupling_loss_db`` is set to ``fiber_coupling_loss_db``
     (default 0: the edge couplers on the chip already carry the facet loss). Instance
     ``info`` is dropped: SAX 0.18 merges it over ``settings``. Ports: o1 (input), o4 (drop).
     """
@@ -186,25 +201,29 @@ def kv_loop_netlist(chip: gf.Component, length_m: float = 1000.0, fiber_coupling
 
 
 # ---------------------------------------------------------------------------- frequency domain
+@model_of(kv_loop_chip)
 def loop_parts(
     wl=DESIGN_WL,
     *,
-    length_m: float = 1000.0,
+    length_m: float = FIBER_LENGTH_M,
     soa_gain_db=None,
     fiber_coupling_loss_db: float = 0.0,
-    coupling: float = 0.1,
-    gap: float = 0.3,
-    dy: float = 40.0,
-    bend_length: float = 40.0,
-    soa_gain_length: float = 1000.0,
-    soa_taper_length: float = 100.0,
-    ec_taper_length: float = 200.0,
-    ec_tip_width: float = 0.3,
-    lead_length: float = 50.0,
-    cross_section: str = "xs_ridge",
+    coupling: float,
+    gap: float,
+    dy: float,
+    bend_length: float,
+    soa_gain_length: float,
+    soa_taper_length: float,
+    ec_taper_length: float,
+    ec_tip_width: float,
+    lead_length: float,
+    cross_section: str,
     loss_db_per_cm=LOSS_DB_PER_CM,
 ) -> dict:
     """Complex transmissions of the loop's pieces from the device models at the chip's geometry.
+
+    ``coupling`` … ``cross_section`` default to the ``kv_loop_chip`` cell's, ``length_m`` (m) to the
+    ``hcf_delay_line`` cell's.
 
     Returns dict: ``t`` (coupler bar), ``k`` (cross), ``a_in`` (o1 → coupler), ``a_drop``
     (coupler → o4), ``to_fiber`` (coupler o3 → facet A), ``fiber``, ``from_fiber`` (facet B →
@@ -270,7 +289,7 @@ def round_trip_delay_s(wl=DESIGN_WL, **kwargs):
     dφ/dλ from the phase difference Im log(z₂/z₁) over a step δλ small enough that it stays
     below π (no unwrapping), with δλ the exact difference of the two float wavelengths.
     """
-    w = _pair(wl, kwargs.get("length_m", 1000.0))
+    w = _pair(wl, kwargs.get("length_m", FIBER_LENGTH_M))
     p = loop_parts(w, **kwargs)
     z = p["t"] * p["A"]
     dphi = jnp.imag(jnp.log(z[..., 1] / z[..., 0]))
@@ -291,8 +310,11 @@ def round_trip_loss_db(wl=DESIGN_WL, **kwargs):
 
 
 # ---------------------------------------------------------------------------- rounds (power, ASE, OSNR, phase)
-def stationary_input_power_w(round_loss_db, soa_gain_length: float = 1000.0, p_sat_out_dbm: float = P_SAT_OUT_DBM):
+@model_of(kv_loop_chip)
+def stationary_input_power_w(round_loss_db, soa_gain_length: float = CELL, p_sat_out_dbm: float = P_SAT_OUT_DBM):
     """Total SOA input power (W) at which its saturated gain equals ``round_loss_db``: the loop's clamp.
+
+    ``soa_gain_length`` (µm) defaults to the ``kv_loop_chip`` cell's.
 
     From G = G0 exp(−(G − 1) P/P_sat): P = P_sat ln(G0/G)/(G − 1) (``gain.saturated_gain_db``'s
     relation solved for P); ValueError when the small-signal gain G0 cannot reach the loss.
@@ -354,10 +376,10 @@ def loop_rounds(
     if "soa_gain_db" in kwargs:
         raise ValueError("soa_gain_db: pass the SOA gain as gain = <dB>, 'compensate' or 'saturated'")
     check_range("wl", wl, 1.2, 1.8, unit="µm")
-    pair = loop_parts(_pair(float(wl), kwargs.get("length_m", 1000.0)), soa_gain_db=0.0, **kwargs)
+    pair = loop_parts(_pair(float(wl), kwargs.get("length_m", FIBER_LENGTH_M)), soa_gain_db=0.0, **kwargs)
     passive = {k: v[..., 0] for k, v in pair.items() if k != "gain_db"}  # gain 0 dB: the passive loop
     loss_db = float(-10 * jnp.log10(jnp.abs(passive["t"] * passive["A"]) ** 2))
-    sl = kwargs.get("soa_gain_length", 1000.0)
+    sl = kwargs.get("soa_gain_length", cell_defaults(kv_loop_chip)["soa_gain_length"])
     g0_db = float(small_signal_gain_db(sl))
     b_ase = ase_bandwidth_hz if ase_bandwidth_hz is not None else C_M_PER_S * GAIN_FWHM_NM * 1e-9 / (float(wl) * 1e-6) ** 2
     p_ch = 1e-3 * 10 ** (power_per_channel_dbm / 10)

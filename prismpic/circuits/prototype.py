@@ -23,7 +23,6 @@ layout, detectors cut out and their inputs exposed as ports). They agree to roun
 from __future__ import annotations
 
 import functools
-import inspect
 
 import gdsfactory as gf
 import jax
@@ -40,13 +39,22 @@ from prismpic.circuits.bank_layout import (
     row_plan,
     um_from_nm,
 )
-from prismpic.circuits.bank_model import channel_plan_um, check_plan, plan_radii, ring_columns, spacer_transmissions
+from prismpic.circuits.bank_model import (
+    GRID_CENTER_NM,
+    GRID_SPACING_NM,
+    channel_plan_um,
+    check_plan,
+    plan_radii,
+    ring_columns,
+    spacer_transmissions,
+)
 from prismpic.circuits.netlists import ABSORBERS, flat_netlist
 from prismpic.circuits.splitter_tree import splitter_tree, splitter_tree_fast
 from prismpic.circuits.weight_programming import detected_weight_fn, programmed_voltages, reachable_gain
 from prismpic.components import ring_physics
-from prismpic.components.detectors import responsivity_a_per_w
+from prismpic.components.detectors import balanced_photodetector, responsivity_a_per_w
 from prismpic.components.io import edge_coupler, edge_coupler_model
+from prismpic.components.model_signature import cell_defaults, model_of
 from prismpic.components.waveguides import straight, straight_model
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, SLAB_MARGIN
 from prismpic.pdk.rules import RULES
@@ -71,8 +79,8 @@ def _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop):
 def prototype(
     n_rows: int = 8,
     d: int = 8,
-    spacing_nm: float = 1.6,
-    center_nm: float = 1550.0,
+    spacing_nm: float = GRID_SPACING_NM,
+    center_nm: float = GRID_CENTER_NM,
     gap: float = ring_physics.GAP,
     gap_drop: float | None = None,
     ring_spacing: float = 40.0,
@@ -134,7 +142,7 @@ def prototype(
 
 
 # ---------------------------------------------------------------------------- parameters
-_CELL_DEFAULTS = {k: p.default for k, p in inspect.signature(inspect.unwrap(prototype)).parameters.items()}
+_CELL_DEFAULTS = cell_defaults(prototype)
 
 
 def prototype_params(**layout) -> dict:
@@ -246,14 +254,16 @@ def prototype_common_path(wl=None, *, loss_db_per_cm=LOSS_DB_PER_CM, excess_loss
     return (ec * feed)[None, :] * tree.T
 
 
-def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float = 12.0, method: str = "fast", **kwargs):
+@model_of(balanced_photodetector)
+def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float, method: str = "fast", **kwargs):
     """Balanced photocurrents (A) of the N rows: I_k = Σ_λ R(λ) P_λ (|E_drop|² − |E_thr|²).
 
     Args:
         powers_w: power of each wavelength in the input fiber (W), shape (W,) (W = d on the plan).
         voltages: ring voltages (V), shape (n_rows, d).
         wl: wavelengths (µm) of ``powers_w``; None takes the channel plan.
-        ge_length: detector absorber length (µm); sets R(λ) (``responsivity_a_per_w``).
+        ge_length: detector absorber length (µm); sets R(λ) (``responsivity_a_per_w``); default: the rows'
+            ``balanced_photodetector``'s.
         method: "fast" (``prototype_fields``) or "netlist" (``prototype_netlist_fields``).
         **kwargs: ``prototype`` layout parameters and the physics of ``prototype_fields``.
     """

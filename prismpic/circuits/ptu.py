@@ -22,26 +22,41 @@ needs no crossing; it costs rows × cols photodiodes per core and the capacitanc
 ``rows`` diodes on each column wire (e.g. 128 × ~5 fF ≈ 0.6 pF, an RC limit near 5 GHz
 with 50 Ω: a design constraint for the TIA, not modelled here).
 
-The tap ratios, the optics of every crossing, the readouts and the weight maps are in
-``ptu_model`` (whose ``ptu_fast`` is the registered fast model of this cell).
+The tap design (``tap_fractions``, ``coupler_lengths``) and the geometry checks are here with the
+layout; the optics of every crossing, the readouts and the weight maps are in ``ptu_model``,
+whose ``ptu_fast`` (the fast model of this cell, registered there) takes its geometry defaults from ``ptu``.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import gdsfactory as gf
+import numpy as np
 
 from prismpic.checks import check_range
-from prismpic.circuits.ptu_model import PCM_MARGIN, check_geometry, ptu_fast
 from prismpic.components import pcm as pcm_mod
-from prismpic.components.couplers import directional_coupler
+from prismpic.components.couplers import directional_coupler, length_for_coupling
 from prismpic.components.detectors import photodetector_core
 from prismpic.components.gain import soa
+from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
+
+DESIGN_WL = 1.55  # µm, wavelength at which tap ratios and weights are set
+MAX_SIZE = 1024  # rows, cols
+BRANCH_CLEARANCE = 10.0  # µm between a branch's end and the next coupler
+PCM_MARGIN = cell_defaults(pcm_mod.pcm_cell)["margin"]  # µm of bare ridge each side of the GSST patch
+
+
+def check_count(name: str, value, hi: int = MAX_SIZE) -> int:
+    """``value`` as an int; ValueError unless it is an integer in [1, ``hi``] (rows, columns, channels …)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= hi:
+        raise ValueError(f"{name} = {value!r} is outside the valid range [1, {hi}] (an integer)")
+    return int(value)
 
 
 # ---------------------------------------------------------------------------- layout
@@ -174,6 +189,58 @@ def ptu(
     return c
 
 
+# ---------------------------------------------------------------------------- tap design and geometry
+@model_of(ptu)
+def tap_fractions(cols: int = CELL, through_fraction: float = CELL) -> np.ndarray:
+    """Design power tap ratios κ_c (c = 0 … cols−1) giving every column (1 − f_t)/cols of the row.
+
+    κ_c = (1 − f_t)/(cols − c·(1 − f_t)): the power left before column c is 1 − c(1 − f_t)/cols.
+    Defaults: the ``ptu`` cell's.
+    """
+    cols = check_count("cols", cols)
+    check_range("through_fraction", through_fraction, 0.0, 1.0, hi_open=True)
+    c = np.arange(cols)
+    share = 1.0 - through_fraction
+    return share / (cols - c * share)
+
+
+@model_of(ptu)
+@cache
+def coupler_lengths(cols: int = CELL, through_fraction: float = CELL, gap: float = CELL, dy: float = CELL,
+                    bend_length: float = CELL, cross_section: str = CELL,
+                    design_wl: float = DESIGN_WL) -> tuple[float, ...]:
+    """Straight coupling length (µm, rounded to the 1 nm grid) of each column's tap coupler for ``tap_fractions``.
+
+    Geometry defaults: the ``ptu`` cell's.
+    """
+    return tuple(
+        round(length_for_coupling(float(k), wl=design_wl, gap=gap, dy=dy, bend_length=bend_length,
+                                  cross_section=cross_section), 3)
+        for k in tap_fractions(cols, through_fraction)
+    )
+
+
+def _pcm_total(pcm_length: float) -> float:
+    return pcm_length + 2 * PCM_MARGIN
+
+
+def check_geometry(rows, cols, n_wavelengths, row_pitch, col_pitch, through_fraction, gap, dy, bend_length,
+                    pcm_length, with_soa, soa_gain_length, cross_section, detector_length=0.0):
+    """Validate the tile's parameters (as ``ptu``, µm); returns the coupler lengths and the row fill straights (µm)."""
+    check_count("rows", rows)
+    check_count("cols", cols)
+    check_count("n_wavelengths", n_wavelengths, 4096)
+    check_range("pcm_length", pcm_length, 1.0, 1000.0, unit="µm")
+    lengths = coupler_lengths(cols, float(through_fraction), gap, dy, bend_length, cross_section)
+    crossing = 2 * bend_length + max(lengths) + _pcm_total(pcm_length) + detector_length + BRANCH_CLEARANCE
+    check_range("col_pitch", col_pitch, crossing, math.inf, unit="µm")
+    fills = tuple(round(col_pitch - (2 * bend_length + L), 3) for L in lengths[:-1])
+    check_range("row_pitch", row_pitch, 0.0, math.inf, unit="µm", lo_open=True)
+    if with_soa:
+        check_range("soa_gain_length", soa_gain_length, 1.0, 2000.0, unit="µm")
+    return lengths, fills
+
+
 def ptu_netlist(tile: gf.Component) -> dict:
     """The tile's extracted netlist, ready for ``sax.circuit`` (build the tile with ``with_detectors=False``).
 
@@ -202,12 +269,3 @@ def _check_row_pitch(row_pitch, dy, coupler, cell, amp, det):
     bottom = min(coupler.dymin - ref, dy + cell.dymin, amp.dymin if amp else math.inf, dy + det.dymin if det else math.inf)
     need = top - bottom + RULES.min_metal_space
     check_range("row_pitch", row_pitch, need, math.inf, unit="µm")
-
-
-def _register():
-    from prismpic.circuits.registry import Circuit
-
-    return {"ptu": Circuit("ptu", ptu, None, ptu_fast)}
-
-
-CIRCUITS = _register()

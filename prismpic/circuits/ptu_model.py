@@ -32,15 +32,23 @@ I_2j − I_2j+1; the crystalline floor T(f = 1), common to both, cancels.
 from __future__ import annotations
 
 import math
-from functools import cache
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_choice, check_range
+from prismpic.circuits.ptu import (  # the tile's geometry; tap_fractions and coupler_lengths are re-exported
+    DESIGN_WL,
+    PCM_MARGIN,
+    check_count,
+    check_geometry,
+    ptu,
+)
+from prismpic.circuits.ptu import coupler_lengths as coupler_lengths
+from prismpic.circuits.ptu import tap_fractions as tap_fractions
 from prismpic.components import pcm as pcm_mod
-from prismpic.components.couplers import directional_coupler_model, length_for_coupling
+from prismpic.components.couplers import directional_coupler_model
 from prismpic.components.detectors import responsivity_a_per_w
 from prismpic.components.gain import (
     P_SAT_OUT_DBM,
@@ -49,69 +57,12 @@ from prismpic.components.gain import (
     small_signal_gain_db,
     soa_model,
 )
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk.cross_sections import ridge_width
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 READOUTS = ("broadband", "per_wavelength")
-DESIGN_WL = 1.55  # µm, wavelength at which tap ratios and weights are set
-MAX_SIZE = 1024  # rows, cols
-BRANCH_CLEARANCE = 10.0  # µm between a branch's end and the next coupler
-PCM_MARGIN = 5.0  # µm of bare ridge each side of the GSST patch (pcm_cell's margin)
-
-
-# ---------------------------------------------------------------------------- validation and geometry
-def check_count(name: str, value, hi: int = MAX_SIZE) -> int:
-    """``value`` as an int; ValueError unless it is an integer in [1, ``hi``] (rows, columns, channels …)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= hi:
-        raise ValueError(f"{name} = {value!r} is outside the valid range [1, {hi}] (an integer)")
-    return int(value)
-
-
-def tap_fractions(cols: int, through_fraction: float = 0.0) -> np.ndarray:
-    """Design power tap ratios κ_c (c = 0 … cols−1) giving every column (1 − f_t)/cols of the row.
-
-    κ_c = (1 − f_t)/(cols − c·(1 − f_t)): the power left before column c is 1 − c(1 − f_t)/cols.
-    """
-    cols = check_count("cols", cols)
-    check_range("through_fraction", through_fraction, 0.0, 1.0, hi_open=True)
-    c = np.arange(cols)
-    share = 1.0 - through_fraction
-    return share / (cols - c * share)
-
-
-@cache
-def coupler_lengths(cols: int, through_fraction: float = 0.0, gap: float = 0.3, dy: float = 30.0,
-                    bend_length: float = 40.0, cross_section: str = "xs_ridge",
-                    design_wl: float = DESIGN_WL) -> tuple[float, ...]:
-    """Straight coupling length (µm, rounded to the 1 nm grid) of each column's tap coupler for ``tap_fractions``."""
-    return tuple(
-        round(length_for_coupling(float(k), wl=design_wl, gap=gap, dy=dy, bend_length=bend_length,
-                                  cross_section=cross_section), 3)
-        for k in tap_fractions(cols, through_fraction)
-    )
-
-
-def _pcm_total(pcm_length: float) -> float:
-    return pcm_length + 2 * PCM_MARGIN
-
-
-def check_geometry(rows, cols, n_wavelengths, row_pitch, col_pitch, through_fraction, gap, dy, bend_length,
-                    pcm_length, with_soa, soa_gain_length, cross_section, detector_length=0.0):
-    """Validate the tile's parameters (as ``ptu``, µm); returns the coupler lengths and the row fill straights (µm)."""
-    check_count("rows", rows)
-    check_count("cols", cols)
-    check_count("n_wavelengths", n_wavelengths, 4096)
-    check_range("pcm_length", pcm_length, 1.0, 1000.0, unit="µm")
-    lengths = coupler_lengths(cols, float(through_fraction), gap, dy, bend_length, cross_section)
-    crossing = 2 * bend_length + max(lengths) + _pcm_total(pcm_length) + detector_length + BRANCH_CLEARANCE
-    check_range("col_pitch", col_pitch, crossing, math.inf, unit="µm")
-    fills = tuple(round(col_pitch - (2 * bend_length + L), 3) for L in lengths[:-1])
-    check_range("row_pitch", row_pitch, 0.0, math.inf, unit="µm", lo_open=True)
-    if with_soa:
-        check_range("soa_gain_length", soa_gain_length, 1.0, 2000.0, unit="µm")
-    return lengths, fills
-
 
 
 # ---------------------------------------------------------------------------- optics
@@ -137,12 +88,13 @@ def _barycentric(f, nodes, weights, values):
     return jnp.where(jnp.any(hit, axis=-1)[..., None], exact, interp)
 
 
-def _pcm_table(wl, pcm_length, pcm_width, pcm_thickness, width, film_thickness, etch_depth, loss_db_per_cm):
+def _pcm_table(wl, pcm_length, pcm_width, pcm_thickness, width, film_thickness, etch_depth, loss_db_per_cm,
+               sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Per-wavelength pieces of |t|²: Im Δn_eff at the Chebyshev nodes (K, λ), the bare-ridge loss and 4π L/λ."""
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
     nodes, weights = _chebyshev()
     dn = pcm_mod.pcm_delta_neff(wl[None, :], nodes[:, None], pcm_width, pcm_thickness, width, film_thickness,
-                                etch_depth)
+                                etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     total = pcm_length + 2 * PCM_MARGIN
     bare = 10.0 ** (-loss_db_per_cm * total * 1e-4 / 10.0)
     return nodes, weights, jnp.imag(dn), bare, 4 * jnp.pi / wl * pcm_length
@@ -153,27 +105,35 @@ def _pcm_from_table(f, table):
     return bare * jnp.exp(-k * _barycentric(jnp.asarray(f, dtype=float), nodes, weights, im_dn))
 
 
-def pcm_power_transmission(wl=DESIGN_WL, crystalline_fraction=0.0, pcm_length=30.0, pcm_width=1.0,
-                           pcm_thickness=pcm_mod.PCM_THICKNESS, width=1.4, film_thickness=FILM_THICKNESS,
-                           etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM):
+@model_of(ptu)
+def pcm_power_transmission(wl=DESIGN_WL, crystalline_fraction=0.0, pcm_length=CELL, pcm_width=CELL,
+                           pcm_thickness=CELL, width=None, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+                           loss_db_per_cm=LOSS_DB_PER_CM, cross_section=CELL, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+                           cladding=CLADDING):
     """|t|² of ``pcm_cell`` for fractions f (…) at wavelengths wl (λ,): shape (…, λ).
+
+    Patch geometry and ``cross_section`` default to the ``ptu`` cell's; ``width`` (µm) None takes the
+    cross-section's ridge width.
 
     The physics of ``pcm.pcm_transmission``, |t|² = 10^(−α(L+2m)/10) exp(−2 k0 Im Δn_eff(f, λ) L),
     with Δn_eff from ``pcm.pcm_delta_neff`` evaluated at ``CHEB_NODES`` Chebyshev points in f per
     wavelength and interpolated (barycentric formula; Δn_eff is analytic in f): a crossbar of
     rows × cols × λ cells then costs K × λ mode solves instead of one per cell.
     """
+    width = ridge_width(cross_section, width)
     check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
-    table = _pcm_table(wl, pcm_length, pcm_width, pcm_thickness, width, film_thickness, etch_depth, loss_db_per_cm)
+    table = _pcm_table(wl, pcm_length, pcm_width, pcm_thickness, width, film_thickness, etch_depth, loss_db_per_cm,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return _pcm_from_table(crystalline_fraction, table)
 
 
-def tap_transmissions(wl=DESIGN_WL, cols=128, through_fraction=0.0, col_pitch=300.0, gap=0.3, dy=30.0,
-                      bend_length=40.0, cross_section="xs_ridge", loss_db_per_cm=LOSS_DB_PER_CM):
+@model_of(ptu)
+def tap_transmissions(wl=DESIGN_WL, cols=CELL, through_fraction=CELL, col_pitch=CELL, gap=CELL, dy=CELL,
+                      bend_length=CELL, cross_section=CELL, loss_db_per_cm=LOSS_DB_PER_CM):
     """Power from a row's tap ladder input to each branch (cols, λ) and to the east port (λ,).
 
     From the device models of the drawn couplers and fill straights:
-    T_c = Π_{c'<c} |bar_c'|² |fill_c'|² · |cross_c|².
+    T_c = Π_{c'<c} |bar_c'|² |fill_c'|² · |cross_c|². Geometry defaults: the ``ptu`` cell's.
     """
     lengths, fills = check_geometry(1, cols, 1, 1.0, col_pitch, through_fraction, gap, dy, bend_length, 1.0, False,
                                      1.0, cross_section)
@@ -191,8 +151,12 @@ def tap_transmissions(wl=DESIGN_WL, cols=128, through_fraction=0.0, col_pitch=30
     return reach * cross, reach[-1] * bar[-1]
 
 
-def soa_power_gain(wl=DESIGN_WL, soa_gain_db=None, soa_gain_length=1000.0, cross_section="xs_ridge"):
-    """|S21|² of the row SOAs (rows or 1, λ) at operating gain(s) ``soa_gain_db`` (peak, dB; None: small-signal)."""
+@model_of(ptu)
+def soa_power_gain(wl=DESIGN_WL, soa_gain_db=None, soa_gain_length=CELL, cross_section=CELL):
+    """|S21|² of the row SOAs (rows or 1, λ) at operating gain(s) ``soa_gain_db`` (peak, dB; None: small-signal).
+
+    ``soa_gain_length`` and ``cross_section`` default to the ``ptu`` cell's.
+    """
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
     g = small_signal_gain_db(soa_gain_length) if soa_gain_db is None else soa_gain_db
     g = jnp.atleast_1d(jnp.asarray(g, dtype=float))[:, None]
@@ -218,23 +182,24 @@ def check_crossbar_arrays(x_w, crystalline_fraction, wl):
     return x, f, wl
 
 
+@model_of(ptu)
 def ptu_optical_powers(
     x_w,
     crystalline_fraction,
     wl=DESIGN_WL,
     *,
     soa_gain_db=None,
-    with_soa: bool = True,
-    col_pitch: float = 300.0,
-    through_fraction: float = 0.0,
-    gap: float = 0.3,
-    dy: float = 30.0,
-    bend_length: float = 40.0,
-    pcm_length: float = 30.0,
-    pcm_width: float = 1.0,
-    pcm_thickness: float = pcm_mod.PCM_THICKNESS,
-    soa_gain_length: float = 1000.0,
-    cross_section: str = "xs_ridge",
+    with_soa: bool,
+    col_pitch: float,
+    through_fraction: float,
+    gap: float,
+    dy: float,
+    bend_length: float,
+    pcm_length: float,
+    pcm_width: float,
+    pcm_thickness: float,
+    soa_gain_length: float,
+    cross_section: str,
     loss_db_per_cm=LOSS_DB_PER_CM,
 ):
     """Optical powers (W) at every crossing's photodiode (rows, cols, λ) and at the east ports (rows, λ).
@@ -250,20 +215,22 @@ def ptu_optical_powers(
         soa_gain_db: SOA operating peak gain, scalar or per row (rows,), dB; None: each row's SOA
             saturated by the row's total input power (``row_soa_gain_db``), which makes the
             output nonlinear in ``x_w`` (give a gain for a linear crossbar).
-        with_soa … cross_section: the cell's geometry (as ``ptu``).
+        with_soa … cross_section: the cell's geometry (as ``ptu``, whose defaults they take).
         loss_db_per_cm: ridge propagation loss (dB/cm).
     """
     x, f, wl = check_crossbar_arrays(x_w, crystalline_fraction, wl)
     width = ridge_width(cross_section)
     tap, east = tap_transmissions(wl, f.shape[1], through_fraction, col_pitch, gap, dy, bend_length, cross_section,
                                   loss_db_per_cm)
-    t_pcm = pcm_power_transmission(wl, f, pcm_length, pcm_width, pcm_thickness, width, loss_db_per_cm=loss_db_per_cm)
+    t_pcm = pcm_power_transmission(wl, f, pcm_length, pcm_width, pcm_thickness, width, loss_db_per_cm=loss_db_per_cm,
+                                   cross_section=cross_section)
     if with_soa and soa_gain_db is None:
         soa_gain_db = row_soa_gain_db(x, soa_gain_length)
     xg = x * soa_power_gain(wl, soa_gain_db, soa_gain_length, cross_section) if with_soa else x
     return jnp.einsum("rl,cl,rcl->rcl", xg, tap, t_pcm), xg * east[None, :]
 
 
+@model_of(ptu)
 def ptu_fast(
     x_w,
     crystalline_fraction,
@@ -271,7 +238,7 @@ def ptu_fast(
     *,
     readout: str = "broadband",
     responsivity_a_per_w=None,
-    ge_length: float = 12.0,
+    ge_length: float,
     demux_loss_db: float = 0.0,
     **geometry,
 ):
@@ -287,7 +254,7 @@ def ptu_fast(
         readout: "broadband" or "per_wavelength".
         responsivity_a_per_w: photodiode responsivity (A/W), scalar or (λ,); None: the Ge
             absorber's ``detectors.responsivity_a_per_w(wl, ge_length)``.
-        ge_length: photodiode absorber length (µm), as the cell.
+        ge_length: photodiode absorber length (µm), as the cell (whose default it takes).
         demux_loss_db: insertion loss of each crossing's demultiplexer (per_wavelength), dB.
     """
     check_choice("readout", readout, READOUTS)
@@ -301,16 +268,19 @@ def ptu_fast(
     return 10.0 ** (-demux_loss_db / 10.0) * jnp.einsum("rcl,l->cl", p, resp)
 
 
-def photodiode_responsivity(wl=DESIGN_WL, ge_length: float = 12.0):
-    """Responsivity (A/W, (λ,)) of the crossing photodiode: ``detectors.responsivity_a_per_w``."""
+@model_of(ptu)
+def photodiode_responsivity(wl=DESIGN_WL, ge_length: float = CELL):
+    """Responsivity (A/W, (λ,)) of the crossing photodiode, ``detectors.responsivity_a_per_w`` (ge_length: ptu's)."""
     return responsivity_a_per_w(jnp.atleast_1d(jnp.asarray(wl, dtype=float)), ge_length)
 
 
-def row_soa_gain_db(x_w, soa_gain_length: float = 1000.0, p_sat_out_dbm: float = P_SAT_OUT_DBM):
+@model_of(ptu)
+def row_soa_gain_db(x_w, soa_gain_length: float = CELL, p_sat_out_dbm: float = P_SAT_OUT_DBM):
     """Saturated peak gain (dB) of each row's SOA for its total input power Σ_λ x_rλ (rows,).
 
     ``gain.saturated_gain_db`` with G0 from the gain length and P_sat from the −3 dB output
-    saturation power (homogeneous saturation by the total power over all channels).
+    saturation power (homogeneous saturation by the total power over all channels). ``soa_gain_length``
+    defaults to the ``ptu`` cell's.
     """
     x = jnp.asarray(x_w, dtype=float)
     check_range("x_w", x, 0.0, math.inf, unit="W")
@@ -329,16 +299,21 @@ def _weight_map(wl, pcm_length, pcm_width, pcm_thickness, cross_section, loss_db
     return lambda f: (_pcm_from_table(f, table)[..., 0] - t1) / (t0 - t1)
 
 
-def fractions_to_weights(crystalline_fraction, wl=DESIGN_WL, *, pcm_length=30.0, pcm_width=1.0,
-                         pcm_thickness=pcm_mod.PCM_THICKNESS, cross_section="xs_ridge", loss_db_per_cm=LOSS_DB_PER_CM):
-    """Normalised weights W = (T(f) − T(1))/(T(0) − T(1)) at ``wl`` (scalar µm), T the cell's |t|²."""
+@model_of(ptu)
+def fractions_to_weights(crystalline_fraction, wl=DESIGN_WL, *, pcm_length, pcm_width, pcm_thickness, cross_section,
+                         loss_db_per_cm=LOSS_DB_PER_CM):
+    """Normalised weights W = (T(f) − T(1))/(T(0) − T(1)) at ``wl`` (scalar µm), T the cell's |t|².
+
+    Patch geometry and ``cross_section`` default to the ``ptu`` cell's.
+    """
     check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
     return _weight_map(wl, pcm_length, pcm_width, pcm_thickness, cross_section, loss_db_per_cm)(crystalline_fraction)
 
 
-def weights_to_fractions(weights, wl=DESIGN_WL, *, pcm_length=30.0, pcm_width=1.0, pcm_thickness=pcm_mod.PCM_THICKNESS,
-                         cross_section="xs_ridge", loss_db_per_cm=LOSS_DB_PER_CM, n_iter: int = 60):
-    """Crystalline fractions programming weights W ∈ [0, 1] (inverse of ``fractions_to_weights``).
+@model_of(ptu)
+def weights_to_fractions(weights, wl=DESIGN_WL, *, pcm_length, pcm_width, pcm_thickness, cross_section,
+                         loss_db_per_cm=LOSS_DB_PER_CM, n_iter: int = 60):
+    """Crystalline fractions programming weights W ∈ [0, 1] (inverse of ``fractions_to_weights``; geometry: ptu's).
 
     T(f) falls monotonically with f (GSST's extinction grows with crystallinity), so a
     bisection on f ∈ [0, 1] with ``n_iter`` halvings (60: below 1e-18) inverts it; jittable.
@@ -377,3 +352,12 @@ def differential_readout(currents, readout: str = "broadband"):
         raise ValueError(f"currents has {i.shape[axis]} columns; a differential readout needs an even number")
     i = jnp.moveaxis(i, axis, 0)
     return jnp.moveaxis(i[0::2] - i[1::2], 0, axis)
+
+
+def _register():
+    from prismpic.circuits.registry import Circuit
+
+    return {"ptu": Circuit("ptu", ptu, None, ptu_fast)}
+
+
+CIRCUITS = _register()

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Circuit modules of prismpic.circuits, each exporting CIRCUITS: dict[str, Circuit].
-MODULES: tuple[str, ...] = ("splitter_tree", "bank_layout", "ptu", "kv_loop", "prototype")
+# ptu_model registers the ptu cell (its fast model imports the cell, so the layout module cannot).
+MODULES: tuple[str, ...] = ("splitter_tree", "bank_layout", "ptu_model", "kv_loop", "prototype")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from prismpic.checks import check_positive, check_power_of_two, check_range
 from prismpic.components.couplers import y_splitter, y_splitter_model
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 
 MAX_OUTPUTS = 1024
@@ -113,14 +114,15 @@ def splitter_tree(
     return c
 
 
+@model_of(splitter_tree)
 def splitter_tree_fast(
     wl=1.55,
-    n_outputs: int = 8,
-    pitch: float = 127.0,
-    bend_radius: float = 20.0,
-    splitter_length: float = 30.0,
-    output_separation: float = 5.0,
-    cross_section: str = "xs_ridge",
+    n_outputs: int = CELL,
+    pitch: float = CELL,
+    bend_radius: float = CELL,
+    splitter_length: float = CELL,
+    output_separation: float = CELL,
+    cross_section: str = CELL,
     excess_loss_db=0.2,
     imbalance_db=0.0,
     loss_db_per_cm=None,
@@ -128,8 +130,8 @@ def splitter_tree_fast(
     """Complex transmissions (…, N) from o1 to o2 … oN+1 (bottom to top), by Kronecker products.
 
     Uses the same device models the netlist does, once per level instead of once per
-    instance: O(N) work and memory, no circuit solve. ``excess_loss_db`` and
-    ``imbalance_db`` apply to every splitter.
+    instance: O(N) work and memory, no circuit solve. Geometry defaults: the ``splitter_tree``
+    cell's. ``excess_loss_db`` and ``imbalance_db`` apply to every splitter.
     """
     n, levels, verticals = _check(n_outputs, pitch, bend_radius, output_separation)
     loss = {} if loss_db_per_cm is None else {"loss_db_per_cm": loss_db_per_cm}

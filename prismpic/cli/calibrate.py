@@ -7,35 +7,61 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from prismpic.cli.common import app, cli_errors, console, parse_settings
+from prismpic.cli.common import (
+    FIGURE_SUFFIXES,
+    app,
+    check_distinct,
+    check_in_file,
+    check_out_file,
+    cli_errors,
+    console,
+    parse_settings,
+    say,
+)
 
-calibrate_app = typer.Typer(no_args_is_help=True, help="Calibrate device models against measured specs and data.")
+calibrate_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                            help="Calibrate device models against measured specs and data.")
 app.add_typer(calibrate_app, name="calibrate")
 
 
-def _write_outputs(result, out: Path, figure: Path | None, plot: bool = True) -> list[Path]:
-    """Figure then JSON, each atomically; the figure is removed again if the JSON cannot be written."""
-    written = []
-    if out.suffix.lower() != ".json":
-        raise ValueError(f"out = {str(out)!r} must end in .json")
-    if not out.parent.is_dir():
-        raise ValueError(f"out = {str(out)!r}: the parent directory {str(out.parent)!r} does not exist")
-    if plot:
-        fig = figure or out.with_suffix(".png")
-        written.append(result.plot(fig))
-    try:
-        written.append(result.write(out))
-    except BaseException:
-        for w in written:
-            w.unlink(missing_ok=True)
-        raise
-    return written
+def check_outputs(out: Path, figure: Path | None, plot: bool = True, **inputs: Path | None) -> Path | None:
+    """--out (.json) and the figure (default: OUT with .png) checked before the fit; returns the figure path."""
+    check_out_file(out, suffixes=(".json",))
+    fig = (figure or out.with_suffix(".png")) if plot else None
+    if fig is not None:
+        check_out_file(fig, "--figure", suffixes=FIGURE_SUFFIXES)
+    check_distinct(out=out, figure=fig, **inputs)
+    return fig
+
+
+def _write_outputs(result, out: Path, figure: Path | None) -> list[Path]:
+    """Figure and JSON, each complete, renamed into place together once both are written."""
+    from prismpic.fileio import atomic_path
+
+    if figure is None:
+        return [result.write(out)]
+    with atomic_path(out, "--out") as tmp_out, atomic_path(figure, "--figure") as tmp_fig:
+        result.plot(tmp_fig)
+        result.write(tmp_out)
+    return [figure, out]
+
+
+def _design(set_: list[str] | None) -> dict:
+    """``--set`` design parameters, each a number (the library then checks names and ranges)."""
+    from prismpic.checks import check_number
+
+    design = parse_settings(set_)
+    for k, v in design.items():
+        if not (v is None and k == "gap_drop"):
+            check_number(f"--set {k}", v)
+    return design
 
 
 def _print_ring(cal) -> None:
     s, e = cal.specs, cal.errors
-    table = Table("spec", "value", "±1σ", title=f"calibrated {cal.kind} ring ({cal.source.get('from')})")
+    table = Table("spec", "value", "±1σ", title=Text(f"calibrated {cal.kind} ring ({cal.source.get('from')})"))
     for k, fmt in (("fsr_nm", ".5g"), ("fwhm_nm", ".4g"), ("q_loaded", ".5g"), ("q_intrinsic", ".4g"),
                    ("extinction_db", ".4g"), ("resonance_nm", ".4f"), ("ng", ".5g")):
         v, err = s.get(k), e.get(k)
@@ -52,9 +78,9 @@ def _print_ring(cal) -> None:
         console.print(f"fit: reduced χ² = {cal.fit['chi2_reduced']:.3g} over {cal.fit['n_points']} points, "
                       f"{cal.fit['time_s']:.2f} s", markup=False)
     for a in cal.ambiguities:
-        console.print(f"cannot separate: {a}", markup=False)
+        say(f"cannot separate: {a}")
     for n in cal.notes:
-        console.print(f"note: {n}", markup=False)
+        say(f"note: {n}")
 
 
 @calibrate_app.command("ring")
@@ -78,8 +104,25 @@ def calibrate_ring_cmd(
 ):
     """Fit the ring model's physical parameters to specs (--fsr --q --er) or a measured --spectrum."""
     from prismpic.analysis import calibration as cal_mod
+    from prismpic.analysis.calibration.ring_start import design_params
+    from prismpic.checks import check_choice
 
-    design = parse_settings(set_)
+    design = _design(set_)
+    if kind is not None:
+        check_choice("--kind", kind, ("add_drop", "all_pass"))
+    if coupling is not None:
+        check_choice("--coupling", coupling, ("symmetric", "under", "over"))
+    check_choice("--ng-param", ng_param, ("width", "film_thickness"))
+    check_choice("--baseline", baseline, ("shared", "separate"))
+    if not 0 <= baseline_order <= 2:
+        raise ValueError(f"--baseline-order = {baseline_order} must be an integer in [0, 2]")
+    if spectrum is not None:
+        check_in_file(spectrum, "--spectrum")
+    fig = check_outputs(out, figure, spectrum=spectrum)
+    try:
+        design_params(kind or "add_drop", design)  # names and the model's range checks, before any fit
+    except ValueError as e:
+        raise ValueError(f"--set: {e}") from None
     specs_given = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is not None]
     if spectrum is not None:
         if specs_given or drop_loss is not None:
@@ -97,9 +140,9 @@ def calibrate_ring_cmd(
         res = cal_mod.calibrate_ring_specs(fsr, q, er, resonance_nm=resonance, radius=radius, kind=kind or "add_drop",
                                            coupling=coupling, drop_loss_db=drop_loss, ng_param=ng_param,
                                            design=design)
-    written = _write_outputs(res, out, figure)
+    written = _write_outputs(res, out, fig)
     _print_ring(res)
-    console.print(f"wrote {', '.join(str(w) for w in written[::-1])}", markup=False)
+    say(f"wrote {', '.join(str(w) for w in written[::-1])}")
 
 
 @calibrate_app.command("mzm")
@@ -114,14 +157,16 @@ def calibrate_mzm_cmd(
     """Vπ, insertion loss and extinction of an MZM from its transfer curve (mzm_model fitted)."""
     from prismpic.analysis import calibration as cal_mod
 
-    kw = {"design": parse_settings(set_)}
+    kw = {"design": _design(set_)}
     if wl is not None:
         kw["wl"] = wl
+    check_in_file(spectrum, "--spectrum")
+    fig = check_outputs(out, figure, spectrum=spectrum)
     res = cal_mod.calibrate_mzm_csv(spectrum, **kw)
-    written = _write_outputs(res, out, figure)
-    console.print(f"Vπ = {res.vpi_v:.4g} ± {res.vpi_v_err:.2g} V, insertion loss = {res.insertion_loss_db:.3g} dB, "
-                  f"extinction = {res.extinction_db:.3g} dB", markup=False)
-    console.print(f"wrote {', '.join(str(w) for w in written[::-1])}", markup=False)
+    written = _write_outputs(res, out, fig)
+    say(f"Vπ = {res.vpi_v:.4g} ± {res.vpi_v_err:.2g} V, insertion loss = {res.insertion_loss_db:.3g} dB, "
+        f"extinction = {res.extinction_db:.3g} dB")
+    say(f"wrote {', '.join(str(w) for w in written[::-1])}")
 
 
 @calibrate_app.command("pcm")
@@ -136,15 +181,17 @@ def calibrate_pcm_cmd(
     """Crystalline fraction of each measured transmission level of a GSST cell."""
     from prismpic.analysis import calibration as cal_mod
 
-    kw = {"design": parse_settings(set_), "relative": not absolute}
+    kw = {"design": _design(set_), "relative": not absolute}
     if wl is not None:
         kw["wl"] = wl
+    check_in_file(levels, "--levels")
+    check_outputs(out, None, plot=False, levels=levels)
     res = cal_mod.calibrate_pcm_csv(levels, **kw)
-    written = _write_outputs(res, out, None, plot=False)
+    written = _write_outputs(res, out, None)
     table = Table("level", "transmission (dB)", "crystalline fraction", "±1σ")
     for lv in res.levels:
         err = lv["crystalline_fraction_err"]
-        table.add_row(str(lv["level"]), f"{lv['transmission_db']:.4g}", f"{lv['crystalline_fraction']:.4f}",
+        table.add_row(Text(str(lv["level"])), f"{lv['transmission_db']:.4g}", f"{lv['crystalline_fraction']:.4f}",
                       "" if err is None else f"{err:.2g}")
     console.print(table)
-    console.print(f"wrote {written[-1]}", markup=False)
+    say(f"wrote {written[-1]}")

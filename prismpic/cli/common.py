@@ -1,38 +1,144 @@
-"""What every command shares: the Typer app, consoles, the one error path, progress bars, option parsing."""
+"""What every command shares: the Typer app, consoles, the one error path, progress bars, option checks.
+
+The error path (``cli_errors``): every command checks all its options and files before it starts
+work (``check_out_file``, ``check_out_dir``, ``check_in_file``, ``parse_settings`` +
+``check_settings``); a ``ValueError`` (library checks, option checks) or any ``OSError`` becomes one
+line on stderr naming the option or file, the value and what is expected, and exit code 2. SIGTERM
+and SIGHUP raise ``Terminated`` (a ``KeyboardInterrupt``) in the command, so the atomic writers
+remove their temporaries as on Ctrl-C; the exit code is then 128 + the signal number (a signal whose
+exception Python swallows, in a garbage-collector callback, is sent again). Anything else
+is a bug: one line saying so, exit code 1. ``prismpic --debug COMMAND`` prints the traceback too.
+Echoed values are printed literally (no Rich markup or emoji codes).
+"""
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
+import math
+import os
+import signal
+import sys
+import threading
+import traceback
+import typing
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Physics-level modeling of TFLN photonic chips.")
-console = Console()
-err_console = Console(stderr=True)
+# rich_markup_mode=None: usage errors are click's plain "Error: ..." line (a Rich panel wraps and boxes them)
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Physics-level modeling of TFLN photonic chips.")
+console = Console(emoji=False)
+err_console = Console(stderr=True, emoji=False, highlight=False)
+STATE = {"debug": False}
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+@app.callback()
+def _global_options(
+    debug: typing.Annotated[bool, typer.Option("--debug", help="print the Python traceback of an error")] = False,
+):
+    """Physics-level modeling of TFLN photonic chips."""
+    STATE["debug"] = debug or os.environ.get("PRISMPIC_DEBUG", "") not in ("", "0")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so that partial outputs are removed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+def _unraisable(hook_args, previous=sys.unraisablehook):
+    """Ctrl-C or a Terminated raised where Python swallows exceptions (a garbage-collector callback, ``__del__``)
+    is delivered again, so that it unwinds the command instead of vanishing."""
+    exc = hook_args.exc_value
+    if isinstance(exc, KeyboardInterrupt):  # send the signal again in 10 ms, from another thread (sent from
+        # here, its handler would run at once, still inside the swallowing callback)
+        threading.Timer(0.01, os.kill, (os.getpid(), getattr(exc, "signum", signal.SIGINT))).start()
+        return
+    previous(hook_args)
+
+
+def say(text: str, *, stderr: bool = False) -> None:
+    """Print ``text`` literally (no markup, no emoji codes): for anything holding user input."""
+    (err_console if stderr else console).print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+def _option_of(path: str, kwargs: dict) -> str | None:
+    """The option whose path is ``path`` or whose hidden temporaries sit beside it (``.NAME.*``)."""
+    p = Path(path)
+    for key, val in kwargs.items():
+        if isinstance(val, Path) and (p == val or (p.parent == val.parent and p.name.startswith(f".{val.name}."))
+                                      or val in p.parents):
+            return "--" + key.rstrip("_").replace("_", "-")
+    return None
+
+
+def _os_message(e: OSError, kwargs: dict) -> str:
+    fname = getattr(e, "filename", None)
+    reason = e.strerror or str(e)
+    if fname is None:
+        return f"{reason}"
+    opt = _option_of(str(fname), kwargs)
+    return f"{opt + ' = ' if opt else ''}{str(fname)!r}: {reason}"
 
 
 def cli_errors(fn):
-    """Turn a library ValueError into a one-line message and exit code 2."""
+    """The one error path of every command (see the module docstring)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        previous = {}
+        hook = sys.unraisablehook
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+                if sig is not None:
+                    previous[sig] = signal.signal(sig, _raise_terminated)
+            sys.unraisablehook = functools.partial(_unraisable, previous=hook)
         try:
             return fn(*args, **kwargs)
-        except (ValueError, FileNotFoundError) as e:
-            err_console.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
+        except typer.Exit:
+            raise
+        except ValueError as e:  # library and option checks (also fileio.OutputError)
+            _fail(str(e), 2)
+        except OSError as e:  # a file the checks could not foresee (permissions changed, disk full, ...)
+            _fail(_os_message(e, kwargs), 2)
+        except Terminated as e:
+            _fail(f"terminated by signal {e.signum}; outputs not written (temporary files removed)", 128 + e.signum)
+        except KeyboardInterrupt:
+            _fail("interrupted; outputs not written (temporary files removed)", 130)
+        except Exception as e:  # noqa: BLE001  (a bug, not bad input: say so in one line)
+            _fail(f"internal error ({type(e).__name__}: {e}); this is a bug in prismpic — rerun with "
+                  "--debug for the traceback and report it", 1)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            sys.unraisablehook = hook
 
     return wrapper
+
+
+def _fail(message: str, code: int):
+    if STATE["debug"]:
+        err_console.print(traceback.format_exc(), markup=False, emoji=False, highlight=False)
+    say(f"error: {' '.join(message.split())}", stderr=True)
+    raise typer.Exit(code) from None
 
 
 def progress_bar() -> Progress:
     """A Rich progress bar on stderr."""
     return Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
@@ -41,6 +147,7 @@ def progress_bar() -> Progress:
     )
 
 
+# ---------------------------------------------------------------------------- options
 def _parse_value(text: str):
     try:
         return json.loads(text)
@@ -48,19 +155,129 @@ def _parse_value(text: str):
         return text
 
 
-def parse_settings(items: list[str] | None) -> dict:
-    """Parse ``key=value`` pairs (values as JSON where possible, else strings)."""
+def parse_settings(items: list[str] | None, option: str = "--set") -> dict:
+    """Parse ``key=value`` pairs (values as JSON where possible, else strings); ValueError naming ``option``."""
     out = {}
     for item in items or []:
-        if "=" not in item:
-            raise ValueError(f"--set {item!r} must look like key=value")
-        k, v = item.split("=", 1)
-        out[k.strip()] = _parse_value(v.strip())
+        k, sep, v = item.partition("=")
+        k = k.strip()
+        if not sep or not k.isidentifier():
+            raise ValueError(f"{option} {item!r} must look like key=value (key a parameter name)")
+        if k in out:
+            raise ValueError(f"{option} {k} is given twice")
+        out[k] = _parse_value(v.strip())
     return out
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _expected_kind(default, annotation) -> str | None:
+    """``"number"``, ``"integer"``, ``"bool"`` or None (anything else) for a parameter, from its annotation
+    (a string under ``from __future__ import annotations``) or else its default."""
+    if annotation is not inspect.Parameter.empty:
+        names = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+        parts = {t.strip() for t in names.replace("Optional[", "").rstrip("]").split("|")} - {"None"}
+        if parts == {"bool"}:
+            return "bool"
+        if parts == {"int"}:
+            return "integer"
+        if parts and parts <= {"float", "int"}:
+            return "number"
+        if parts:
+            return None
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "integer"
+    if isinstance(default, float):
+        return "number"
+    return None
+
+
+def parameters_of(fn) -> dict[str, inspect.Parameter]:
+    """The keyword parameters of ``fn`` (a cell, a SAX model or any function), ``**kwargs`` excluded."""
+    sig = inspect.signature(fn)
+    return {k: p for k, p in sig.parameters.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
+def check_settings(fn, settings: dict, option: str = "--set", *, exclude: tuple[str, ...] = (),
+                   what: str | None = None) -> dict:
+    """Check ``settings`` against ``fn``'s parameters before any work: known names, numbers where the
+    parameter is numeric (an integer where it is an integer, true/false where it is a flag), finite."""
+    params = parameters_of(fn)
+    valid = sorted(k for k in params if k not in exclude)
+    what = what or getattr(fn, "__name__", "the function")
+    for k, v in settings.items():
+        if k not in valid:
+            raise ValueError(f"{option} {k}: {what} has no parameter {k!r}; valid: {valid}")
+        p = params[k]
+        kind = _expected_kind(p.default, p.annotation)
+        if kind == "bool" and not isinstance(v, bool):
+            raise ValueError(f"{option} {k} = {v!r} must be true or false")
+        if kind in ("number", "integer"):
+            if v is None and p.default is None:
+                continue
+            if not _is_number(v):
+                raise ValueError(f"{option} {k} = {v!r} must be a number")
+            if not math.isfinite(v):
+                raise ValueError(f"{option} {k} = {v!r} must be a finite number")
+            if kind == "integer" and not float(v).is_integer():
+                raise ValueError(f"{option} {k} = {v!r} must be an integer")
+            if kind == "integer":
+                settings[k] = int(v)
+    return settings
+
+
+def check_out_file(path: Path, option: str = "--out", *, suffixes: tuple[str, ...] = (),
+                   need_bytes: float = 0) -> Path:
+    """An output file checked before any work (``fileio.check_output_file``), named by its option."""
+    from prismpic.fileio import check_output_file
+
+    return check_output_file(path, option, suffixes=suffixes, need_bytes=need_bytes)
+
+
+def check_out_dir(path: Path, option: str = "--out", *, need_bytes: float = 0) -> Path:
+    """An output folder checked before any work (``fileio.check_output_dir``), named by its option."""
+    from prismpic.fileio import check_output_dir
+
+    return check_output_dir(path, option, need_bytes=need_bytes)
+
+
+def check_in_file(path: Path, option: str) -> Path:
+    """An input file that exists, is a file and can be read (ValueError naming ``option`` otherwise)."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{option} = {str(path)!r} does not exist")
+    if not path.is_file():
+        raise ValueError(f"{option} = {str(path)!r} is not a file")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as e:
+        raise ValueError(f"{option} = {str(path)!r} cannot be read ({e.strerror})") from None
+    return path
+
+
+def check_distinct(**paths: Path | None) -> None:
+    """ValueError if two options name the same file (one output would overwrite the other or the input)."""
+    seen: dict[Path, str] = {}
+    for opt, p in paths.items():
+        if p is None:
+            continue
+        key = Path(os.path.abspath(p))
+        name = "--" + opt.rstrip("_").replace("_", "-")
+        if key in seen:
+            raise ValueError(f"{name} = {str(p)!r} is the same file as {seen[key]}; give different files")
+        seen[key] = name
 
 
 def load_params(path: Path | None) -> dict:
     """A parameter file (e.g. written by ``prismpic calibrate``), checked by ``calibration.load_params``; {} for None."""
     from prismpic.analysis.calibration import load_params as load_checked
 
-    return {} if path is None else load_checked(path)
+    if path is None:
+        return {}
+    check_in_file(path, "--params")
+    return load_checked(path)

@@ -7,36 +7,69 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, cli_errors, console, parse_settings
+from prismpic.cli.common import app, check_out_file, check_settings, cli_errors, parse_settings, say
+
+DEFAULT_DIR = Path("layouts/build")
+
+
+def check_lengths(settings: dict, option: str = "--set") -> None:
+    """Every number among the settings (nested in lists too) inside the layout coordinate range (µm)."""
+    from prismpic.checks import check_gds_length
+
+    def walk(name, v):
+        if isinstance(v, bool):
+            return
+        if isinstance(v, int | float):
+            check_gds_length(f"{option} {name}", v)
+        elif isinstance(v, list | tuple):
+            for i, x in enumerate(v):
+                walk(f"{name}[{i}]", x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(f"{name}.{k}", x)
+
+    for k, v in settings.items():
+        walk(k, v)
 
 
 @app.command()
 @cli_errors
 def layout(
     name: Annotated[str, typer.Argument(help="registered cell or circuit name")],
-    out: Annotated[Path | None, typer.Option("--out", help="GDS file (default layouts/build/NAME.gds)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="GDS (.gds) or OASIS (.oas) file "
+                                                           "(default layouts/build/NAME.gds)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="cell parameter key=value (repeatable)")] = None,
 ):
     """Write the GDS of any registered cell or circuit."""
     import prismpic
+    from prismpic.checks import check_gds_extent
     from prismpic.fileio import write_gds_atomic
     from prismpic.pdk import drc
 
+    settings = parse_settings(set_)
+    check_lengths(settings)
     pdk = prismpic.get_pdk()
     if name not in pdk.cells:
         raise ValueError(f"name = {name!r} is not a registered cell; choose from {sorted(pdk.cells)}")
-    settings = parse_settings(set_)
+    cell = pdk.cells[name]
+    check_settings(cell, settings, what=f"cell {name}")
+    if out is None:
+        out = DEFAULT_DIR / f"{name}.gds"
+        if not out.parent.exists():  # the default folder only; a folder the user names must exist
+            try:
+                out.parent.mkdir(parents=True)
+            except OSError as e:
+                raise ValueError(f"--out (default {str(out)!r}): cannot create the folder {str(out.parent)!r} "
+                                 f"({e.strerror}); give --out") from None
+    check_out_file(out, suffixes=(".gds", ".oas"))
     try:
-        comp = pdk.cells[name](**settings)
+        comp = cell(**settings)
     except TypeError as e:
         raise ValueError(f"--set for {name}: {e}") from None
-    out = out or Path("layouts/build") / f"{name}.gds"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_gds_atomic(comp, out)
+    check_gds_extent(comp, f"{name} with --set {settings}" if settings else name)
+    write_gds_atomic(comp, out, what="--out")
     violations = drc(comp)
-    console.print(
-        f"wrote {out} ({comp.dxsize:.1f} × {comp.dysize:.1f} µm); DRC: "
-        + ("clean" if not violations else f"{len(violations)} violation(s)")
-    )
+    say(f"wrote {out} ({comp.dxsize:.1f} × {comp.dysize:.1f} µm); DRC: "
+        + ("clean" if not violations else f"{len(violations)} violation(s)"))
     for v in violations:
-        console.print(f"  {v}", markup=False)
+        say(f"  {v}")

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from prismpic.cli.common import app, cli_errors, console, load_params, progress_bar
+from prismpic.cli.common import app, check_out_dir, cli_errors, console, load_params, progress_bar, say
 
 
 @app.command()
@@ -18,8 +19,9 @@ def report(
     params: Annotated[Path | None, typer.Option("--params", help="JSON parameter file (e.g. from calibrate)")] = None,
 ):
     """Run every analysis and write report.json, report.html and figures into OUT."""
-    from prismpic.analysis.report import write_report
+    from prismpic.analysis.report import REPORT_BYTES, write_report
 
+    check_out_dir(out, need_bytes=REPORT_BYTES)
     p = load_params(params)
     with progress_bar() as prog:
         task = prog.add_task("report", total=1)
@@ -28,7 +30,7 @@ def report(
             prog.update(task, description=f"report: {name}", completed=done, total=total)
 
         rep = write_report(out, params=p, progress=step)
-    console.print(f"wrote {out}/report.json, report.html and {len(rep.get('figures', {}))} figures")
+    say(f"wrote {out}/report.json, report.html and {len(rep.get('figures', {}))} figures")
 
 
 @app.command()
@@ -45,5 +47,6 @@ def claims(
     table = Table("id", "quantity", "claimed", "modeled", "unit", "verdict", "reason", show_lines=True)
     for e in ledger(ids=ids or None):
         colour = {"consistent": "green", "inconsistent": "red"}.get(e.verdict, "yellow")
-        table.add_row(e.id, e.quantity, fmt(e.claimed), fmt(e.modeled), e.unit, f"[{colour}]{e.verdict}[/]", e.reason)
+        table.add_row(*(Text(str(v)) for v in (e.id, e.quantity, fmt(e.claimed), fmt(e.modeled), e.unit)),
+                      Text(e.verdict, style=colour), Text(e.reason))
     console.print(table)

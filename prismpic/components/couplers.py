@@ -6,6 +6,10 @@ integrates the phase (and the directional coupler its coupling) along the drawn 
 Port order follows gdsfactory: the splitter is o1 (input), o2 (upper output), o3 (lower
 output), as ``gf.components.mmi1x2``; the coupler is o1 (bottom left), o2 (top left),
 o3 (top right), o4 (bottom right), as ``gf.components.coupler``.
+
+The models take the process (wafer) parameters as ``waveguides``' do (``film_thickness``, ``etch_depth``,
+``sidewall_angle_deg``, ``cladding``, with the stack's defaults); widths and gaps are the ridge tops' as
+drawn, so with sloped walls the ridges' feet are closer than ``gap`` (``prismpic.pdk.coupling_per_um``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.units import db_to_amplitude, db_to_power
@@ -26,7 +30,7 @@ from prismpic.components.waveguides import check_waveguide_params, path_response
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)  # phase quadrature on [-1, 1]
 _CNODES, _CWEIGHTS = np.polynomial.legendre.leggauss(64)  # coupling quadrature (sharper integrand)
@@ -80,13 +84,16 @@ def sbend_length(length, offset):
     return jnp.sum(ds)
 
 
-def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm):
+def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+                   sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Transmission of a raised-cosine S-bend: exp(i k0 ∫ n_eff(R(s), φ(s)) ds) and loss."""
     _, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
-    return path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm)
+    return path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm,
+                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
 
 
-def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm):
+def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm,
+                    sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Linear taper along crystal y: phase ∫ k0 n_eff(w(s)) ds, propagation loss.
 
     Widths beyond the dispersion tables' maximum (the Y-branch's 2w + tip_gap ≈ 3 µm
@@ -102,8 +109,10 @@ def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss
     ua, ub = jnp.where(dw < 0, cross, 0.0), jnp.where(dw > 0, cross, 1.0)
     u = ua + (ub - ua) * 0.5 * (_NODES + 1.0)
     w = jnp.minimum(width1 + dw * u, w_max)
-    n = dispersion.neff(wl[..., None], w, film_thickness, etch_depth, jnp.inf, "te", "z")
-    n_max = dispersion.neff(wl, w_max, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl[..., None], w, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n_max = dispersion.neff(wl, w_max, film_thickness, etch_depth, jnp.inf, "te", "z",
+                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     opl = jnp.sum(n * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) * length + n_max * (1.0 - (ub - ua)) * length
     phase = 2 * jnp.pi / wl * opl
     return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
@@ -123,7 +132,7 @@ def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
     check_positive("taper_length", taper_length, unit="µm")
     lo = _float(width + tip_gap)
     if lo is not None:
-        check_range("output_separation", output_separation, lo, math.inf, unit="µm", lo_open=True)
+        check_range("output_separation", output_separation, lo, math.inf, unit="µm", lo_open=True, hi_open=True)
     check_positive("length", length, unit="µm")
     check_sbend_radius("length", length, (output_separation - width - tip_gap) / 2)
 
@@ -198,6 +207,8 @@ def y_splitter_model(
     loss_db_per_cm=LOSS_DB_PER_CM,
     excess_loss_db=0.2,
     imbalance_db=0.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Y-branch: S₂₁ = √(ηr/(1+r)) t, S₃₁ = √(η/(1+r)) t, all else 0.
 
@@ -214,18 +225,21 @@ def y_splitter_model(
         length, output_separation, taper_length, tip_gap, width, cross_section: as the cell.
         film_thickness, etch_depth: LN film and ridge etch (µm).
         loss_db_per_cm: propagation loss (dB/cm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
         excess_loss_db: junction excess loss (dB), in [0, 10].
         imbalance_db: 10·log10 P(o2)/P(o3) (dB), in [−10, 10].
     """
     width = ridge_width(cross_section, width)
     _check_y_splitter(length, output_separation, taper_length, tip_gap, width)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
-    check_range("excess_loss_db", excess_loss_db, 0.0, 10.0, unit="dB")
-    check_range("imbalance_db", imbalance_db, -10.0, 10.0, unit="dB")
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    excess_loss_db = check_range("excess_loss_db", excess_loss_db, 0.0, 10.0, unit="dB")  # NaN outside, traced
+    imbalance_db = check_range("imbalance_db", imbalance_db, -10.0, 10.0, unit="dB")
     wide = 2 * width + tip_gap
-    t = _taper_response(wl, taper_length, width, wide, film_thickness, etch_depth, loss_db_per_cm)
+    t = _taper_response(wl, taper_length, width, wide, film_thickness, etch_depth, loss_db_per_cm,
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     offset = (output_separation - width - tip_gap) / 2
-    t = t * sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = t * sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+                           sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     eta = db_to_power(excess_loss_db)
     r = 10.0 ** (imbalance_db / 10.0)
     return sax.reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
@@ -238,7 +252,7 @@ def _check_dc(gap, length, dy, bend_length, width):
     check_nonnegative("length", length, unit="µm")
     lo = _float(gap + width)
     if lo is not None:
-        check_range("dy", dy, lo, math.inf, unit="µm", lo_open=True)
+        check_range("dy", dy, lo, math.inf, unit="µm", lo_open=True, hi_open=True)
     check_positive("bend_length", bend_length, unit="µm")
     check_sbend_radius("bend_length", bend_length, (dy - gap - width) / 2)
 
@@ -298,7 +312,8 @@ def directional_coupler(
     return c
 
 
-def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth):
+def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
+                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """∫ C(g(x)) dx over one S-bend pair, g(x) = gap + 2·y(x) the local edge-to-edge gap."""
     h = (dy - gap - width) / 2
     # split where g(x) leaves the fit for its exponential continuation (a kink in dC/dg), so
@@ -310,22 +325,28 @@ def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth):
     du = jnp.concatenate([u_m * 0.5 * _CWEIGHTS, (1.0 - u_m) * 0.5 * _CWEIGHTS])
     g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
     wl = jnp.asarray(wl, dtype=float)
-    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
+    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth,
+                                 sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return jnp.sum(c * du, axis=-1) * bend_length
 
 
+@model_of(directional_coupler)
 def coupling_phase(
     wl=1.55,
-    gap=0.3,
-    length=50.0,
-    dy=10.0,
-    bend_length=40.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    gap=CELL,
+    length=CELL,
+    dy=CELL,
+    bend_length=CELL,
+    width=CELL,
+    cross_section: str = CELL,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ):
     """Accumulated coupling Φ = C(gap)·length + 2∫C(g(x))dx (rad); power coupling is sin²Φ.
+
+    Geometry (µm) as ``directional_coupler``, whose defaults it takes.
 
     Supermode (coupled-mode) picture of two identical guides: C = πΔn/λ from
     ``prismpic.components.rings.coupling_per_um_extended`` (the mode-solver fit, continued
@@ -334,30 +355,39 @@ def coupling_phase(
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    c0 = coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth)
-    return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth)
+    c0 = coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth,
+                                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
+                                             sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
 
 
+@model_of(directional_coupler)
 def length_for_coupling(
     power_coupling=0.5,
     wl=1.55,
-    gap=0.3,
-    dy=10.0,
-    bend_length=40.0,
-    width=None,
-    cross_section: str = "xs_ridge",
+    gap=CELL,
+    dy=CELL,
+    bend_length=CELL,
+    width=CELL,
+    cross_section: str = CELL,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> float:
     """Shortest straight length (µm) giving sin²Φ = ``power_coupling``, the S-bend arms accounted.
+
+    Geometry (µm) as ``directional_coupler``, whose defaults it takes.
 
     L = (arcsin √κ² − 2∫C dx)/C(gap); ValueError when the arms alone couple more.
     """
     check_range("power_coupling", power_coupling, 0.0, 1.0)
     width = ridge_width(cross_section, width)
     _check_dc(gap, 0.0, dy, bend_length, width)
-    arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth))
-    c0 = float(coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth))
+    arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
+                                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))
+    c0 = float(coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth,
+                                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))
     target = math.asin(math.sqrt(power_coupling))
     if arms > target:
         raise ValueError(
@@ -380,6 +410,8 @@ def directional_coupler_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Lossless-coupling directional coupler: through t·cos Φ, cross −i t·sin Φ.
 
@@ -389,12 +421,15 @@ def directional_coupler_model(
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
-    phi = coupling_phase(wl, gap, length, dy, bend_length, width, cross_section, film_thickness, etch_depth)
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    phi = coupling_phase(wl, gap, length, dy, bend_length, width, cross_section, film_thickness, etch_depth,
+                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
     h = (dy - gap - width) / 2
-    bend = sbend_response(wl, bend_length, h, width, film_thickness, etch_depth, loss_db_per_cm)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    bend = sbend_response(wl, bend_length, h, width, film_thickness, etch_depth, loss_db_per_cm,
+                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     straight = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     t = bend**2 * straight
     through = t * jnp.cos(phi)
@@ -414,7 +449,7 @@ DEVICES = {
             {"length": 300.0, "output_separation": 80.0, "width": 0.8, "tip_gap": 1.0},
         ),
         grad_params=("length", "output_separation", "taper_length"),
-        model_only=("excess_loss_db", "imbalance_db"),
+        model_only=("excess_loss_db", "imbalance_db", "sidewall_angle_deg", "cladding"),
     ),
     "directional_coupler": Device(
         "directional_coupler",
@@ -425,17 +460,20 @@ DEVICES = {
             {"gap": 2.0, "length": 2000.0, "dy": 50.0, "bend_length": 200.0, "width": 1.0},
         ),
         grad_params=("gap", "length", "bend_length"),
+        model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding"),
     ),
 }
 
 
 # ---------------------------------------------------------------------------- S-bend
 def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
-                        loss_db_per_cm=LOSS_DB_PER_CM):
-    check_positive("length", length, unit="µm")
+                        loss_db_per_cm=LOSS_DB_PER_CM, cladding=CLADDING):
+    """Checks of an S-bend; returns (length, loss_db_per_cm), NaN where traced values are out of range."""
+    length = check_positive("length", length, unit="µm")
     check_range("offset", offset, -1e4, 1e4, unit="µm")
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     check_sbend_radius("length", length, offset)
+    return length, loss_db_per_cm
 
 
 @gf.cell
@@ -483,6 +521,8 @@ def sbend_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """S-bend: t = exp(i k0 ∫ n_eff(R(s), φ(s)) ds) · 10^(−∫(α + α_bend(R(s))) ds / 20) (``sbend_response``).
 
@@ -495,10 +535,13 @@ def sbend_model(
         length, offset, width, cross_section: as the cell.
         film_thickness, etch_depth: LN film and ridge etch (µm).
         loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
-    _check_sbend_device(length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
-    t = sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    length, loss_db_per_cm = _check_sbend_device(length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+                                                 cladding)
+    t = sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return sax.reciprocal({("o1", "o2"): t})
 
 
@@ -513,5 +556,5 @@ DEVICES["sbend"] = Device(
         {"length": 10.0, "offset": 0.052, "loss_db_per_cm": 0.0},
     ),
     grad_params=("length", "offset"),
-    model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm"),
+    model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding"),
 )

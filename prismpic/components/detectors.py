@@ -31,8 +31,8 @@ from scipy.constants import epsilon_0
 from scipy.constants import h as H_PLANCK  # J s
 from scipy.constants import k as K_B  # J/K
 
-from prismpic.checks import check_positive, check_range, concrete
-from prismpic.components.model_signature import model_of
+from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import materials
@@ -51,94 +51,6 @@ ABSORBER_CONFINEMENT = 0.3  # † Γ, see module docstring
 DARK_CURRENT_DENSITY_A_PER_CM2 = 0.02  # † 20 mA/cm² at −1 V, within the 10–100 mA/cm² typical of Ge-on-Si p-i-n
 LOAD_RESISTANCE_OHM = 50.0
 SERIES_RESISTANCE_OHM = 10.0  # † contact + Ge spreading resistance
-
-
-# ---------------------------------------------------------------------------- electrical figures
-def absorption_efficiency(wl=1.55, ge_length=12.0, absorber_confinement=ABSORBER_CONFINEMENT):
-    """Fraction of the guided power absorbed in the Ge: η = 1 − exp(−Γ α_Ge L)."""
-    check_positive("ge_length", ge_length, unit="µm")
-    check_range("absorber_confinement", absorber_confinement, 0.0, 1.0, lo_open=True)
-    alpha_per_um = materials.alpha_ge_per_cm(wl) * 1e-4
-    return 1.0 - jnp.exp(-absorber_confinement * alpha_per_um * ge_length)
-
-
-def responsivity_a_per_w(wl=1.55, ge_length=12.0, absorber_confinement=ABSORBER_CONFINEMENT):
-    """Responsivity R = η q λ/(h c) (A/W), every absorbed photon giving one electron."""
-    eta = absorption_efficiency(wl, ge_length, absorber_confinement)
-    return eta * Q_E * jnp.asarray(wl, dtype=float) * 1e-6 / (H_PLANCK * C_LIGHT)
-
-
-def photocurrent_a(power_w, wl=1.55, ge_length=12.0, absorber_confinement=ABSORBER_CONFINEMENT):
-    """Photocurrent (A) for an optical power (W) in the detector's input waveguide."""
-    check_range("power_w", power_w, 0.0, 1.0, unit="W")
-    return responsivity_a_per_w(wl, ge_length, absorber_confinement) * power_w
-
-
-def balanced_current_a(p_through_w, p_drop_w, wl=1.55, ge_length=12.0, absorber_confinement=ABSORBER_CONFINEMENT):
-    """Output current (A) of a balanced pair: I = R (P_drop − P_through).
-
-    Sign convention: positive when the drop port carries more power; it is the current
-    leaving the middle contact (e2 of ``balanced_photodetector``) into the amplifier, with
-    the drop detector (o2) between e2 and e3 and the through detector (o1) between e1 and e2.
-    """
-    check_range("p_through_w", p_through_w, 0.0, 1.0, unit="W")
-    check_range("p_drop_w", p_drop_w, 0.0, 1.0, unit="W")
-    return responsivity_a_per_w(wl, ge_length, absorber_confinement) * (p_drop_w - p_through_w)
-
-
-def dark_current_a(ge_length=12.0, ge_thickness=0.5, temperature_k=300.0,
-                   dark_current_density_a_per_cm2=DARK_CURRENT_DENSITY_A_PER_CM2):
-    """Dark current (A) of the lateral junction (area L × t_Ge), generation-limited.
-
-    I = J A (T/300)^{3/2} exp(−E_g/2k (1/T − 1/300)): the generation current ∝ n_i
-    (Sze & Ng, ch. 2), J the density at 300 K.
-    """
-    check_positive("ge_length", ge_length, unit="µm")
-    check_positive("ge_thickness", ge_thickness, unit="µm")
-    check_range("temperature_k", temperature_k, 200.0, 400.0, unit="K")
-    area_cm2 = ge_length * ge_thickness * 1e-8
-    t = jnp.asarray(temperature_k, dtype=float)
-    scale = (t / 300.0) ** 1.5 * jnp.exp(-EG_GE_EV * Q_E / (2 * K_B) * (1.0 / t - 1.0 / 300.0))
-    return dark_current_density_a_per_cm2 * area_cm2 * scale
-
-
-def junction_capacitance_f(ge_length=12.0, ge_thickness=0.5, intrinsic_width=0.25):
-    """Parallel-plate junction capacitance (F): ε0 ε_Ge (L t_Ge)/d, d the intrinsic width."""
-    check_positive("intrinsic_width", intrinsic_width, unit="µm")
-    return EPS0 * EPS_R_GE * (ge_length * 1e-6) * (ge_thickness * 1e-6) / (intrinsic_width * 1e-6)
-
-
-def pad_capacitance_f(pad_size=60.0, n_pads=2):
-    """Capacitance (F) of ``n_pads`` square pads over the buried oxide, in series through the substrate.
-
-    Each pad: ε0 ε_SiO2 P²/t_BOX (conductive substrate: an upper estimate).
-    """
-    one = EPS0 * EPS_R_SIO2 * (pad_size * 1e-6) ** 2 / (BOX_THICKNESS * 1e-6)
-    return one / n_pads
-
-
-def detector_bandwidth_ghz(
-    ge_length=12.0,
-    ge_thickness=0.5,
-    intrinsic_width=0.25,
-    pad_size=60.0,
-    load_resistance_ohm=LOAD_RESISTANCE_OHM,
-    series_resistance_ohm=SERIES_RESISTANCE_OHM,
-    v_sat_m_per_s=V_SAT_GE_M_PER_S,
-):
-    """3-dB bandwidth (GHz): 1/f² = 1/f_RC² + 1/f_t².
-
-    f_RC = 1/(2π (R_load + R_s)(C_j + C_pad)), f_t ≈ 0.45 v_sat/d (transit through the
-    intrinsic width d; e.g. Kato, IEEE Trans. Microw. Theory Tech. 47, 1265 (1999)).
-    ``pad_size`` = 0 drops the pads.
-    """
-    check_positive("load_resistance_ohm", load_resistance_ohm, unit="Ω")
-    check_range("series_resistance_ohm", series_resistance_ohm, 0.0, 1e6, unit="Ω")
-    check_range("pad_size", pad_size, 0.0, 1000.0, unit="µm")
-    c = junction_capacitance_f(ge_length, ge_thickness, intrinsic_width) + pad_capacitance_f(pad_size)
-    f_rc = 1.0 / (2 * math.pi * (load_resistance_ohm + series_resistance_ohm) * c)
-    f_t = 0.45 * v_sat_m_per_s / (intrinsic_width * 1e-6)
-    return 1e-9 / jnp.sqrt(1.0 / f_rc**2 + 1.0 / f_t**2)
 
 
 # ---------------------------------------------------------------------------- cells
@@ -360,6 +272,8 @@ def photodetector_model(
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)
+    check_range("wl", wl, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
+    check_nonnegative("lead_length", lead_length, unit="µm")
     return _absorbing(wl, ("o1",))
 
 
@@ -384,7 +298,107 @@ def balanced_photodetector_model(
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)
+    check_range("wl", wl, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
+    check_nonnegative("lead_length", lead_length, unit="µm")
+    check_nonnegative("pad_space", pad_space, unit="µm")
     return _absorbing(wl, ("o1", "o2"))
+
+
+# ---------------------------------------------------------------------------- electrical figures
+# Geometry defaults (ge_length, ge_thickness, intrinsic_width, pad_size) are the ``photodetector`` cell's.
+@model_of(photodetector)
+def absorption_efficiency(wl=1.55, ge_length=CELL, absorber_confinement=ABSORBER_CONFINEMENT):
+    """Fraction of the guided power absorbed in the Ge: η = 1 − exp(−Γ α_Ge L)."""
+    check_positive("ge_length", ge_length, unit="µm")
+    check_range("absorber_confinement", absorber_confinement, 0.0, 1.0, lo_open=True)
+    alpha_per_um = materials.alpha_ge_per_cm(wl) * 1e-4
+    return 1.0 - jnp.exp(-absorber_confinement * alpha_per_um * ge_length)
+
+
+@model_of(photodetector)
+def responsivity_a_per_w(wl=1.55, ge_length=CELL, absorber_confinement=ABSORBER_CONFINEMENT):
+    """Responsivity R = η q λ/(h c) (A/W), every absorbed photon giving one electron."""
+    eta = absorption_efficiency(wl, ge_length, absorber_confinement)
+    return eta * Q_E * jnp.asarray(wl, dtype=float) * 1e-6 / (H_PLANCK * C_LIGHT)
+
+
+@model_of(photodetector)
+def photocurrent_a(power_w, wl=1.55, ge_length=CELL, absorber_confinement=ABSORBER_CONFINEMENT):
+    """Photocurrent (A) for an optical power (W) in the detector's input waveguide."""
+    check_range("power_w", power_w, 0.0, 1.0, unit="W")
+    return responsivity_a_per_w(wl, ge_length, absorber_confinement) * power_w
+
+
+@model_of(balanced_photodetector)
+def balanced_current_a(p_through_w, p_drop_w, wl=1.55, ge_length=CELL, absorber_confinement=ABSORBER_CONFINEMENT):
+    """Output current (A) of a balanced pair: I = R (P_drop − P_through).
+
+    Sign convention: positive when the drop port carries more power; it is the current
+    leaving the middle contact (e2 of ``balanced_photodetector``) into the amplifier, with
+    the drop detector (o2) between e2 and e3 and the through detector (o1) between e1 and e2.
+    """
+    check_range("p_through_w", p_through_w, 0.0, 1.0, unit="W")
+    check_range("p_drop_w", p_drop_w, 0.0, 1.0, unit="W")
+    return responsivity_a_per_w(wl, ge_length, absorber_confinement) * (p_drop_w - p_through_w)
+
+
+@model_of(photodetector)
+def dark_current_a(ge_length=CELL, ge_thickness=CELL, temperature_k=300.0,
+                   dark_current_density_a_per_cm2=DARK_CURRENT_DENSITY_A_PER_CM2):
+    """Dark current (A) of the lateral junction (area L × t_Ge), generation-limited.
+
+    I = J A (T/300)^{3/2} exp(−E_g/2k (1/T − 1/300)): the generation current ∝ n_i
+    (Sze & Ng, ch. 2), J the density at 300 K.
+    """
+    check_positive("ge_length", ge_length, unit="µm")
+    check_positive("ge_thickness", ge_thickness, unit="µm")
+    check_range("temperature_k", temperature_k, 200.0, 400.0, unit="K")
+    area_cm2 = ge_length * ge_thickness * 1e-8
+    t = jnp.asarray(temperature_k, dtype=float)
+    scale = (t / 300.0) ** 1.5 * jnp.exp(-EG_GE_EV * Q_E / (2 * K_B) * (1.0 / t - 1.0 / 300.0))
+    return dark_current_density_a_per_cm2 * area_cm2 * scale
+
+
+@model_of(photodetector)
+def junction_capacitance_f(ge_length=CELL, ge_thickness=CELL, intrinsic_width=CELL):
+    """Parallel-plate junction capacitance (F): ε0 ε_Ge (L t_Ge)/d, d the intrinsic width."""
+    check_positive("intrinsic_width", intrinsic_width, unit="µm")
+    return EPS0 * EPS_R_GE * (ge_length * 1e-6) * (ge_thickness * 1e-6) / (intrinsic_width * 1e-6)
+
+
+@model_of(photodetector)
+def pad_capacitance_f(pad_size=CELL, n_pads=2):
+    """Capacitance (F) of ``n_pads`` square pads over the buried oxide, in series through the substrate.
+
+    Each pad: ε0 ε_SiO2 P²/t_BOX (conductive substrate: an upper estimate).
+    """
+    one = EPS0 * EPS_R_SIO2 * (pad_size * 1e-6) ** 2 / (BOX_THICKNESS * 1e-6)
+    return one / n_pads
+
+
+@model_of(photodetector)
+def detector_bandwidth_ghz(
+    ge_length=CELL,
+    ge_thickness=CELL,
+    intrinsic_width=CELL,
+    pad_size=CELL,
+    load_resistance_ohm=LOAD_RESISTANCE_OHM,
+    series_resistance_ohm=SERIES_RESISTANCE_OHM,
+    v_sat_m_per_s=V_SAT_GE_M_PER_S,
+):
+    """3-dB bandwidth (GHz): 1/f² = 1/f_RC² + 1/f_t².
+
+    f_RC = 1/(2π (R_load + R_s)(C_j + C_pad)), f_t ≈ 0.45 v_sat/d (transit through the
+    intrinsic width d; e.g. Kato, IEEE Trans. Microw. Theory Tech. 47, 1265 (1999)).
+    ``pad_size`` = 0 drops the pads.
+    """
+    check_positive("load_resistance_ohm", load_resistance_ohm, unit="Ω")
+    check_range("series_resistance_ohm", series_resistance_ohm, 0.0, 1e6, unit="Ω")
+    check_range("pad_size", pad_size, 0.0, 1000.0, unit="µm")
+    c = junction_capacitance_f(ge_length, ge_thickness, intrinsic_width) + pad_capacitance_f(pad_size)
+    f_rc = 1.0 / (2 * math.pi * (load_resistance_ohm + series_resistance_ohm) * c)
+    f_t = 0.45 * v_sat_m_per_s / (intrinsic_width * 1e-6)
+    return 1e-9 / jnp.sqrt(1.0 / f_rc**2 + 1.0 / f_t**2)
 
 
 _PD_EXTREMES = (

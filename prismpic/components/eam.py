@@ -16,7 +16,7 @@ import sax
 from scipy.constants import epsilon_0
 
 from prismpic.checks import check_positive, check_range
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
@@ -24,7 +24,7 @@ from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 EAM_MAX_REVERSE_BIAS_V = 10.0  # reverse bias limit of the III-V diode (breakdown margin) †
 
@@ -91,8 +91,11 @@ def eam(
     return c
 
 
-def eam_absorption_db(voltage_v=0.0, absorber_length=100.0, absorption_change_db_per_um=0.1, v_half_v=2.0):
+@model_of(eam)
+def eam_absorption_db(voltage_v=0.0, absorber_length=CELL, absorption_change_db_per_um=0.1, v_half_v=2.0):
     """Bias-induced absorption (dB): Δα_max L · V²/(V² + V½²), a smooth saturating QCSE-like curve.
+
+    ``absorber_length`` L (µm) defaults to the ``eam`` cell's.
 
     A phenomenological curve (the QCSE/Franz–Keldysh edge shift is quadratic in the
     field at low bias and the absorption saturates once the edge passes the signal):
@@ -103,10 +106,13 @@ def eam_absorption_db(voltage_v=0.0, absorber_length=100.0, absorption_change_db
     return absorption_change_db_per_um * absorber_length * v2 / (v2 + v_half_v**2)
 
 
+@model_of(eam)
 def eam_bandwidth_ghz(
-    absorber_length=100.0, mesa_width=4.0, intrinsic_thickness_um=0.4, eps_r=12.5, resistance_ohm=25.0
+    absorber_length=CELL, mesa_width=CELL, intrinsic_thickness_um=0.4, eps_r=12.5, resistance_ohm=25.0
 ):
     """RC-limited 3-dB bandwidth (GHz) of a lumped EAM: 1/(2π R C), C = ε0 ε_r w L / d_i.
+
+    ``absorber_length`` L and ``mesa_width`` w (µm) default to the ``eam`` cell's.
 
     R = 25 Ω: a 50 Ω source in parallel with a 50 Ω termination. ε_r ≈ 12.5 and a
     0.4 µm intrinsic region are typical of InGaAsP/InGaAlAs MQW stacks †; the
@@ -134,6 +140,8 @@ def eam_model(
     insertion_loss_db=4.0,
     absorption_change_db_per_um=0.1,
     v_half_v=2.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Heterogeneous EAM block: |t|² = 10^(−(IL + ΔA(V))/10), phase of the LN ridge underneath.
 
@@ -142,19 +150,20 @@ def eam_model(
     ``eam_absorption_db``; Δα_max ≈ 0.1 dB/µm (≈ 10 dB over 100 µm at full swing) and
     V½ = 2 V are typical MQW figures †. ``voltage_v`` is the reverse bias, in
     [0, 10] V. The III-V section's own phase and chirp are not modelled (the phase is
-    that of the LN ridge); wavelength dependence of the absorption edge is neglected.
-    Passive and reciprocal.
+    that of the LN ridge, at the process's film, etch, wall angle and cladding); wavelength dependence
+    of the absorption edge is neglected. Passive and reciprocal.
     """
     width = ridge_width(cross_section, width)
     _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
-    check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")
+    insertion_loss_db = check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")  # NaN if traced
     check_range("absorption_change_db_per_um", absorption_change_db_per_um, 0.0, 10.0, unit="dB/µm")
     check_positive("v_half_v", v_half_v, unit="V")
     wl = jnp.asarray(wl, dtype=float)
     total = absorber_length + 2 * taper_length
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db
     loss_db = loss_db + eam_absorption_db(voltage_v, absorber_length, absorption_change_db_per_um, v_half_v)
     t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
@@ -171,6 +180,7 @@ DEVICES = {
             {"absorber_length": 1000.0, "mesa_width": 20.0, "voltage_v": EAM_MAX_REVERSE_BIAS_V},
         ),
         grad_params={"voltage_v": 3.0, "absorber_length": 100.0, "width": 1.4, "insertion_loss_db": 4.0},
-        model_only=("voltage_v", "insertion_loss_db", "absorption_change_db_per_um", "v_half_v"),
+        model_only=("voltage_v", "insertion_loss_db", "absorption_change_db_per_um", "v_half_v", "sidewall_angle_deg",
+                    "cladding"),
     ),
 }

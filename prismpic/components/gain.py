@@ -21,15 +21,15 @@ import sax
 from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import h as H_PLANCK  # J s
 
-from prismpic.checks import check_between, check_positive, check_range
-from prismpic.components.model_signature import model_of
+from prismpic.checks import check_between, check_choice, check_positive, check_range
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, check_film
+from prismpic.pdk.stack import CLADDING, CLADDINGS, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG, check_film
 
 # Typical SOA figures (REFERENCES.md). † assumed within the published ranges.
 NET_GAIN_DB_PER_MM = 20.0  # † 20 dB small-signal gain from the 1 mm default gain section (typical 15–30 dB)
@@ -40,12 +40,6 @@ GAIN_FWHM_NM = 100.0  # † FWHM of the net modal gain spectrum g(λ) of an InGa
 
 
 # ---------------------------------------------------------------------------- physics helpers
-def small_signal_gain_db(gain_length=1000.0, net_gain_db_per_mm=NET_GAIN_DB_PER_MM):
-    """Small-signal gain G0 (dB) of a gain section: net modal gain (dB/mm) × length (µm → mm)."""
-    check_positive("gain_length", gain_length, unit="µm")
-    return net_gain_db_per_mm * jnp.asarray(gain_length, dtype=float) * 1e-3
-
-
 def gain_spectrum_db(wl, gain_db, gain_peak_um=GAIN_PEAK_UM, gain_fwhm_nm=GAIN_FWHM_NM):
     """Gain (dB) at ``wl`` (µm) for a peak gain ``gain_db``.
 
@@ -193,6 +187,16 @@ def soa(
 
 
 @model_of(soa)
+def small_signal_gain_db(gain_length=CELL, net_gain_db_per_mm=NET_GAIN_DB_PER_MM):
+    """Small-signal gain G0 (dB) of a gain section: net modal gain (dB/mm) × length (µm → mm).
+
+    ``gain_length`` (µm) defaults to the ``soa`` cell's.
+    """
+    check_positive("gain_length", gain_length, unit="µm")
+    return net_gain_db_per_mm * jnp.asarray(gain_length, dtype=float) * 1e-3
+
+
+@model_of(soa)
 def soa_model(
     wl=1.55,
     *,
@@ -209,6 +213,8 @@ def soa_model(
     gain_fwhm_nm=GAIN_FWHM_NM,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """SOA as a linear two-port at its operating gain: S21 = S12 = √G(λ) e^{iφ}, no reflection.
 
@@ -221,6 +227,7 @@ def soa_model(
         gain_peak_um: gain-peak wavelength (µm).
         gain_fwhm_nm: FWHM of the net modal gain spectrum (nm).
         film_thickness, etch_depth: LN film (µm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
 
     φ is the ridge's propagation phase 2π n_eff L/λ over the whole cell (the hybrid III-V
     mode's index and the gain-induced (Henry α) phase are not modelled). Linear gain is
@@ -229,6 +236,7 @@ def soa_model(
     width = ridge_width(cross_section, width)
     _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, contact_gap, width)
     check_film(film_thickness, etch_depth)
+    check_choice("cladding", cladding, CLADDINGS)
     check_range("gain_fwhm_nm", gain_fwhm_nm, 1.0, 1000.0, unit="nm")
     check_range("gain_peak_um", gain_peak_um, 1.2, 1.8, unit="µm")
     if gain_db is None:
@@ -236,7 +244,8 @@ def soa_model(
     check_range("gain_db", gain_db, -40.0, 50.0, unit="dB")
     wl = jnp.asarray(wl, dtype=float)
     total = gain_length + 2 * taper_length
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     g_db = gain_spectrum_db(wl, gain_db, gain_peak_um, gain_fwhm_nm)
     t = 10.0 ** (g_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
     return sax.reciprocal({("o1", "o2"): t})
@@ -254,6 +263,7 @@ DEVICES = {
             {"gain_length": 2000.0, "taper_length": 300.0, "width": 2.2},
         ),
         grad_params=("gain_fwhm_nm", "gain_peak_um"),
-        model_only=("wl", "gain_db", "gain_peak_um", "gain_fwhm_nm", "film_thickness", "etch_depth"),
+        model_only=("wl", "gain_db", "gain_peak_um", "gain_fwhm_nm", "film_thickness", "etch_depth",
+                    "sidewall_angle_deg", "cladding"),
     ),
 }

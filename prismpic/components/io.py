@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
@@ -13,8 +15,8 @@ import numpy as np
 import sax
 from scipy.constants import c as C_LIGHT  # m/s
 
-from prismpic.checks import check_range, concrete
-from prismpic.components.model_signature import model_of
+from prismpic.checks import check_choice, check_range, concrete
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
@@ -22,7 +24,15 @@ from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    LOSS_DB_PER_CM,
+    SIDEWALL_ANGLE_DEG,
+    check_film,
+)
 
 # Fiber mode-field diameters at 1550 nm: SMF-28 10.4 ± 0.5 µm (Corning SMF-28 Ultra datasheet);
 # lensed fibers focus to a few µm (3.2 µm taken here as typical †).
@@ -43,30 +53,6 @@ def _petermann_half_width(wl, n_core, n_clad, thickness):
     e2 = a + jnp.sin(2 * u) / (2 * kappa) + jnp.cos(u) ** 2 / gamma
     de2 = kappa**2 * a - kappa * jnp.sin(2 * u) / 2 + gamma * jnp.cos(u) ** 2
     return jnp.sqrt(e2 / de2)
-
-
-def tip_mode_half_widths(wl=1.55, tip_width=0.3, slab_tip_width=4.0, film_thickness=FILM_THICKNESS,
-                         etch_depth=ETCH_DEPTH):
-    """(w_x, w_y, n_tip): Gaussian-equivalent half-widths (µm) of the facet mode and its index.
-
-    Effective-index model of the facet, the slab strip (``slab_tip_width`` wide) carrying
-    the ridge tip, taken as a rectangle of thickness t = slab + etch × tip_width/slab_tip_width
-    (the tip's cross-section spread over the strip), LN (n_e) in SiO2. Each axis is solved
-    last in its own effective-index order, so that it sees the index lowered by the other
-    axis's confinement: w_y from the vertical slab of thickness t whose core index is the
-    n_eff of the lateral slab (width ``slab_tip_width``); w_x from the lateral slab whose core
-    index is the n_eff of the vertical slab (scalar approximation on both axes). Widths by
-    ``_petermann_half_width``; n_tip is the vertical-then-lateral n_eff.
-    """
-    wl = jnp.asarray(wl, dtype=float)
-    ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
-    t_v = film_thickness - etch_depth + etch_depth * tip_width / slab_tip_width
-    n_v = slab_te0(wl, ne, nc, t_v)[0]
-    n_lat = slab_te0(wl, ne, nc, slab_tip_width)[0]
-    w_y = _petermann_half_width(wl, n_lat, nc, t_v)
-    w_x = _petermann_half_width(wl, n_v, nc, slab_tip_width)
-    n_tip = slab_te0(wl, n_v, nc, slab_tip_width)[0]
-    return w_x, w_y, n_tip
 
 
 def gaussian_overlap(w1, w2):
@@ -108,22 +94,6 @@ def slab_gaussian_coupling(wl, n_core, n_clad, thickness, w_fiber):
     return overlap**2 / (e2 * g2)
 
 
-def edge_coupling_efficiency(wl=1.55, tip_width=0.3, slab_tip_width=4.0, fiber_mfd_um=MFD_LENSED_UM, gap_index=1.0,
-                             film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
-    """Fiber-to-facet power coupling: mode overlap on both axes × Fresnel transmission of the facet.
-
-    η = η_x η_y [1 − ((n_tip − n_gap)/(n_tip + n_gap))²], each η the overlap of the facet
-    mode's effective-index slab profile (see ``tip_mode_half_widths``) with the fiber's
-    Gaussian of half-width MFD/2 (``slab_gaussian_coupling``). For Gaussian-like profiles
-    it approaches ``gaussian_overlap`` with the Petermann widths; the slab's exponential
-    tails couple better to a wider fiber (at the defaults 0.47 vs 0.40 vertically).
-    Misalignment, the taper's mode-conversion loss and facet back-reflection are not included.
-    """
-    check_range("wl", wl, materials.SIO2_SOURCE.wl_min_um, materials.SIO2_SOURCE.wl_max_um, unit="µm")
-    return _eta_jit(jnp.asarray(wl, dtype=float), tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness,
-                    etch_depth)
-
-
 def _eta(wl, tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness, etch_depth):
     wl = jnp.asarray(wl, dtype=float)
     ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
@@ -144,12 +114,13 @@ _eta_jit = jax.jit(_eta)  # one compilation for the whole chain of slab solves
 _TAPER_NODES, _TAPER_WEIGHTS = np.polynomial.legendre.leggauss(32)
 
 
-def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo):
+def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo,
+                        sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Linear ridge taper: 10^(−αL/20) exp(i k0 ∫ n_eff(w(s)) ds), adiabatic (no conversion loss).
 
     n_eff from the compact dispersion model inside its width range; below it (the narrow
     tip) the model's value at the lowest tabulated width plus the change of the lateral
-    effective-index slab (core n_eff of the film, cladding n_eff of the etched slab; scalar)
+    effective-index slab (core n_eff of the film, cladding n_eff of the etched slab; scalar, SiO2-clad)
     from that width down to w, so that n_eff(w) stays continuous and falls towards the slab's.
     """
     u = 0.5 * (_TAPER_NODES + 1.0)
@@ -158,7 +129,8 @@ def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch
     ne, nc = materials.n_ln_e(wl_n), materials.n_sio2(wl_n)
     n_film = slab_te0(wl_n, ne, nc, film_thickness)[0]
     n_slab = slab_te0(wl_n, ne, nc, film_thickness - etch_depth)[0]
-    n_tab = dispersion.neff(wl_n, jnp.maximum(w, w_lo), film_thickness, etch_depth, jnp.inf, "te", "z")
+    n_tab = dispersion.neff(wl_n, jnp.maximum(w, w_lo), film_thickness, etch_depth, jnp.inf, "te", "z",
+                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     n_eim = slab_te0(wl_n, n_film, n_slab, jnp.minimum(w, w_lo))[0] - slab_te0(wl_n, n_film, n_slab, w_lo)[0]
     n = n_tab + jnp.where(w < w_lo, n_eim, 0.0)
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _TAPER_WEIGHTS * taper_length, axis=-1)
@@ -213,6 +185,50 @@ def edge_coupler(
 
 
 @model_of(edge_coupler)
+def tip_mode_half_widths(wl=1.55, tip_width=CELL, slab_tip_width=CELL, film_thickness=FILM_THICKNESS,
+                         etch_depth=ETCH_DEPTH):
+    """(w_x, w_y, n_tip): Gaussian-equivalent half-widths (µm) of the facet mode and its index.
+
+    Effective-index model of the facet, the slab strip (``slab_tip_width`` wide) carrying
+    the ridge tip, taken as a rectangle of thickness t = slab + etch × tip_width/slab_tip_width
+    (the tip's cross-section spread over the strip), LN (n_e) in SiO2. Each axis is solved
+    last in its own effective-index order, so that it sees the index lowered by the other
+    axis's confinement: w_y from the vertical slab of thickness t whose core index is the
+    n_eff of the lateral slab (width ``slab_tip_width``); w_x from the lateral slab whose core
+    index is the n_eff of the vertical slab (scalar approximation on both axes). Widths by
+    ``_petermann_half_width``; n_tip is the vertical-then-lateral n_eff. Tip geometry defaults:
+    the ``edge_coupler`` cell's.
+    """
+    wl = jnp.asarray(wl, dtype=float)
+    ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
+    t_v = film_thickness - etch_depth + etch_depth * tip_width / slab_tip_width
+    n_v = slab_te0(wl, ne, nc, t_v)[0]
+    n_lat = slab_te0(wl, ne, nc, slab_tip_width)[0]
+    w_y = _petermann_half_width(wl, n_lat, nc, t_v)
+    w_x = _petermann_half_width(wl, n_v, nc, slab_tip_width)
+    n_tip = slab_te0(wl, n_v, nc, slab_tip_width)[0]
+    return w_x, w_y, n_tip
+
+
+@model_of(edge_coupler)
+def edge_coupling_efficiency(wl=1.55, tip_width=CELL, slab_tip_width=CELL, fiber_mfd_um=MFD_LENSED_UM, gap_index=1.0,
+                             film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+    """Fiber-to-facet power coupling: mode overlap on both axes × Fresnel transmission of the facet.
+
+    η = η_x η_y [1 − ((n_tip − n_gap)/(n_tip + n_gap))²], each η the overlap of the facet
+    mode's effective-index slab profile (see ``tip_mode_half_widths``) with the fiber's
+    Gaussian of half-width MFD/2 (``slab_gaussian_coupling``). For Gaussian-like profiles
+    it approaches ``gaussian_overlap`` with the Petermann widths; the slab's exponential
+    tails couple better to a wider fiber (at the defaults 0.47 vs 0.40 vertically).
+    Misalignment, the taper's mode-conversion loss and facet back-reflection are not included.
+    Tip geometry defaults: the ``edge_coupler`` cell's.
+    """
+    check_range("wl", wl, materials.SIO2_SOURCE.wl_min_um, materials.SIO2_SOURCE.wl_max_um, unit="µm")
+    return _eta_jit(jnp.asarray(wl, dtype=float), tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness,
+                    etch_depth)
+
+
+@model_of(edge_coupler)
 def edge_coupler_model(
     wl=1.55,
     *,
@@ -226,6 +242,8 @@ def edge_coupler_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Edge coupler: o1 is the fiber's mode at the facet, o2 the ridge mode.
 
@@ -239,23 +257,31 @@ def edge_coupler_model(
         gap_index: index between fiber and facet (1 air, ≈ 1.45 index-matching gel).
         film_thickness, etch_depth: LN film (µm).
         loss_db_per_cm: ridge propagation loss (dB/cm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding of the taper's ridge
+            (``prismpic.pdk.neff``). The facet coupling η is the SiO2-clad effective-index estimate
+            (``tip_mode_half_widths``) whatever the cladding: an air-clad facet is not modelled.
     """
     width = ridge_width(cross_section, width)
     _check_edge(taper_length, tip_width, slab_tip_width, width)
     check_film(film_thickness, etch_depth)
-    check_range("fiber_mfd_um", fiber_mfd_um, 0.5, 50.0, unit="µm")
-    check_range("gap_index", gap_index, 1.0, 2.0)
-    dispersion.neff(wl, width, film_thickness, etch_depth)  # validates wl, width, film and etch (concrete values)
+    fiber_mfd_um = check_range("fiber_mfd_um", fiber_mfd_um, 0.5, 50.0, unit="µm")  # NaN outside when traced
+    gap_index = check_range("gap_index", gap_index, 1.0, 2.0)
+    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    check_choice("cladding", cladding, CLADDINGS)
+    # validates wl, width, film, etch and wall angle (concrete values)
+    dispersion.neff(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     w_lo = float(dispersion.domain()["te"]["width"][0])
     t = _edge_coupler_t(jnp.asarray(wl, dtype=float), taper_length, tip_width, slab_tip_width, width, fiber_mfd_um,
-                        gap_index, film_thickness, etch_depth, loss_db_per_cm, w_lo)
+                        gap_index, film_thickness, etch_depth, loss_db_per_cm, w_lo,
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return sax.reciprocal({("o1", "o2"): t})
 
 
-@jax.jit
+@functools.partial(jax.jit, static_argnames=("cladding",))
 def _edge_coupler_t(wl, taper_length, tip_width, slab_tip_width, width, fiber_mfd_um, gap_index, film_thickness,
-                    etch_depth, loss_db_per_cm, w_lo):
-    t = _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo)
+                    etch_depth, loss_db_per_cm, w_lo, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+    t = _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo,
+                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     eta = _eta(wl, tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness, etch_depth)
     return jnp.sqrt(eta) * t
 
@@ -282,36 +308,6 @@ def _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, 
     domega = 2 * jnp.pi * C_LIGHT * 1e6 * dinv_um  # rad/s
     second = 0.5 * (beta2_ps2_per_km * 1e-27) * length_m * domega**2 / (2 * jnp.pi)
     return ref, first, second
-
-
-def hcf_phase_rad(wl=1.55, length_m=1000.0, phase_index=HCF_PHASE_INDEX, group_index=HCF_GROUP_INDEX,
-                  beta2_ps2_per_km=HCF_BETA2_PS2_PER_KM, wl_ref_um=1.55):
-    """Unwrapped propagation phase φ(λ) = β(ω) L (rad) of the fiber, Taylor-expanded about λ_ref.
-
-    φ = φ_ref + β1 L Δω + ½ β2 L Δω², Δω = 2πc (1/λ − 1/λ_ref), β1 = n_g/c, so the first
-    term is 2π n_g L (λ_ref − λ)/(λ λ_ref) (written with the difference λ_ref − λ, which is
-    exact in floating point for nearby λ: no cancellation between two 10¹⁰-rad phases);
-    φ_ref = 2π n L/λ_ref reduced modulo 2π (``jnp.modf`` of the cycle count, whose float64
-    rounding is ~1e-6 cycles at 10 km; the absolute phase of a km of fiber drifts by far
-    more with temperature).
-    """
-    ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)
-    return 2 * jnp.pi * (ref + first + second)
-
-
-def _wrapped_cycles(c):
-    """c − round(c): exact in floating point (no rounding), derivative 1."""
-    return c - jnp.round(jax.lax.stop_gradient(c))
-
-
-def hcf_delay_s(length_m=1000.0, group_index=HCF_GROUP_INDEX):
-    """Group delay n_g L / c (s) at the reference wavelength."""
-    return group_index * length_m / C_LIGHT
-
-
-def hcf_loss_db(length_m=1000.0, loss_db_per_km=HCF_LOSS_DB_PER_KM, coupling_loss_db=HCF_COUPLING_LOSS_DB):
-    """Insertion loss (dB): propagation plus the chip–fiber coupling at both ends."""
-    return loss_db_per_km * length_m * 1e-3 + 2 * coupling_loss_db
 
 
 def _check_hcf(length_m, block_size):
@@ -359,6 +355,39 @@ def hcf_delay_line(
 
 
 @model_of(hcf_delay_line)
+def hcf_phase_rad(wl=1.55, length_m=CELL, phase_index=HCF_PHASE_INDEX, group_index=HCF_GROUP_INDEX,
+                  beta2_ps2_per_km=HCF_BETA2_PS2_PER_KM, wl_ref_um=1.55):
+    """Unwrapped propagation phase φ(λ) = β(ω) L (rad) of the fiber, Taylor-expanded about λ_ref.
+
+    φ = φ_ref + β1 L Δω + ½ β2 L Δω², Δω = 2πc (1/λ − 1/λ_ref), β1 = n_g/c, so the first
+    term is 2π n_g L (λ_ref − λ)/(λ λ_ref) (written with the difference λ_ref − λ, which is
+    exact in floating point for nearby λ: no cancellation between two 10¹⁰-rad phases);
+    φ_ref = 2π n L/λ_ref reduced modulo 2π (``jnp.modf`` of the cycle count, whose float64
+    rounding is ~1e-6 cycles at 10 km; the absolute phase of a km of fiber drifts by far
+    more with temperature). ``length_m`` (m) defaults to the ``hcf_delay_line`` cell's.
+    """
+    ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)
+    return 2 * jnp.pi * (ref + first + second)
+
+
+def _wrapped_cycles(c):
+    """c − round(c): exact in floating point (no rounding), derivative 1."""
+    return c - jnp.round(jax.lax.stop_gradient(c))
+
+
+@model_of(hcf_delay_line)
+def hcf_delay_s(length_m=CELL, group_index=HCF_GROUP_INDEX):
+    """Group delay n_g L / c (s) at the reference wavelength; ``length_m`` defaults to ``hcf_delay_line``'s."""
+    return group_index * length_m / C_LIGHT
+
+
+@model_of(hcf_delay_line)
+def hcf_loss_db(length_m=CELL, loss_db_per_km=HCF_LOSS_DB_PER_KM, coupling_loss_db=HCF_COUPLING_LOSS_DB):
+    """Insertion loss (dB): propagation plus the chip–fiber coupling at both ends (``length_m``: the cell's)."""
+    return loss_db_per_km * length_m * 1e-3 + 2 * coupling_loss_db
+
+
+@model_of(hcf_delay_line)
 def hcf_delay_line_model(
     wl=1.55,
     *,
@@ -386,8 +415,9 @@ def hcf_delay_line_model(
     """
     width = ridge_width(cross_section, width)
     _check_hcf(length_m, block_size)
-    check_range("loss_db_per_km", loss_db_per_km, 0.0, 1e3, unit="dB/km")
-    check_range("coupling_loss_db", coupling_loss_db, 0.0, 60.0, unit="dB")
+    loss_db_per_km = check_range("loss_db_per_km", loss_db_per_km, 0.0, 1e3, unit="dB/km")  # NaN outside, traced
+    coupling_loss_db = check_range("coupling_loss_db", coupling_loss_db, 0.0, 60.0, unit="dB")
+    check_range("beta2_ps2_per_km", beta2_ps2_per_km, -1e3, 1e3, unit="ps²/km")  # fibers: |β2| ≲ 10² ps²/km
     check_range("phase_index", phase_index, 0.5, 2.0)
     check_range("group_index", group_index, 0.5, 2.0)
     check_range("wl_ref_um", wl_ref_um, 0.4, 5.0, unit="µm")
@@ -410,7 +440,8 @@ DEVICES = {
             {"tip_width": 1.0, "slab_tip_width": 12.0, "taper_length": 2000.0, "width": 2.2, "fiber_mfd_um": 10.4},
         ),
         grad_params=("tip_width", "slab_tip_width", "fiber_mfd_um"),
-        model_only=("wl", "fiber_mfd_um", "gap_index", "film_thickness", "etch_depth", "loss_db_per_cm"),
+        model_only=("wl", "fiber_mfd_um", "gap_index", "film_thickness", "etch_depth", "loss_db_per_cm",
+                    "sidewall_angle_deg", "cladding"),
     ),
     "hcf_delay_line": Device(
         "hcf_delay_line",

@@ -29,7 +29,7 @@ from prismpic.components.couplers import (
     y_splitter,
     y_splitter_model,
 )
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
 from prismpic.pdk import dispersion, materials
@@ -37,7 +37,7 @@ from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.electrostatics import field_factor_fit
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 _PAD_MARGIN = 5.0  # µm of metal around each PAD opening
 
@@ -46,40 +46,7 @@ def _float(x):
     a = concrete(x)
     return None if a is None else float(a)
 
-# ---------------------------------------------------------------------------- Pockels tuning
-def vpi_l_v_cm(
-    wl=1.55,
-    electrode_gap=5.0,
-    width=1.4,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    push_pull: bool = False,
-    field_factor=None,
-):
-    """Half-wave voltage–length product (V·cm): λ g / (n_e³ r33 Γ f), halved for push-pull.
-
-    n_e from Zelmon et al. (1997) (bulk extraordinary index, the index the Pockels
-    perturbation acts on), r33 from ``materials``, Γ from ``prismpic.pdk.eo_overlap``,
-    f from ``field_factor_fit`` (the default stack's, whatever ``film_thickness`` and
-    ``etch_depth``) unless given.
-    """
-    check_range("electrode_gap", electrode_gap, 0.0, 1000.0, unit="µm", lo_open=True)
-    f = field_factor_fit(electrode_gap) if field_factor is None else field_factor
-    check_range("field_factor", f, 0.0, 1.5, lo_open=True)
-    wl = jnp.asarray(wl, dtype=float)
-    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
-    ne = materials.n_ln_e(wl)
-    vpil_um = wl * electrode_gap / (ne**3 * materials.R33_PM_PER_V * 1e-6 * gamma * f)
-    return vpil_um * 1e-4 / (2.0 if push_pull else 1.0)
-
-
-def mzm_vpi_l_v_cm(
-    wl=1.55, electrode_gap=5.0, width=1.4, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, field_factor=None
-):
-    """Push-pull MZM Vπ·L (V·cm) = λ g / (2 n_e³ r33 Γ f); see ``vpi_l_v_cm``."""
-    return vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, True, field_factor)
-
-
+# ---------------------------------------------------------------------------- drive voltage
 def _check_voltage(voltage_v, lo=None):
     vmax = RULES.max_electrode_voltage_v
     check_range("voltage_v", voltage_v, -vmax if lo is None else lo, vmax, unit="V")
@@ -143,6 +110,40 @@ def phase_shifter(
 
 
 @model_of(phase_shifter)
+def vpi_l_v_cm(
+    wl=1.55,
+    electrode_gap=CELL,
+    width=CELL,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    push_pull: bool = False,
+    field_factor=None,
+    cross_section=CELL,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
+    """Half-wave voltage–length product (V·cm): λ g / (n_e³ r33 Γ f), halved for push-pull.
+
+    ``electrode_gap``, ``width`` (None: the cross-section's) and ``cross_section`` default to the
+    ``phase_shifter`` cell's. n_e from Zelmon et al. (1997) (bulk extraordinary index, the index
+    the Pockels perturbation acts on), r33 from ``materials``, Γ from ``prismpic.pdk.eo_overlap`` at the
+    process's film, etch, wall angle (°, from the horizontal) and cladding, f from ``field_factor_fit``
+    (the default stack's, whatever ``film_thickness``, ``etch_depth``, ``sidewall_angle_deg`` and
+    ``cladding``) unless given.
+    """
+    width = ridge_width(cross_section, width)
+    check_range("electrode_gap", electrode_gap, 0.0, 1000.0, unit="µm", lo_open=True)
+    f = field_factor_fit(electrode_gap) if field_factor is None else field_factor
+    check_range("field_factor", f, 0.0, 1.5, lo_open=True)
+    wl = jnp.asarray(wl, dtype=float)
+    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth,
+                                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ne = materials.n_ln_e(wl)
+    vpil_um = wl * electrode_gap / (ne**3 * materials.R33_PM_PER_V * 1e-6 * gamma * f)
+    return vpil_um * 1e-4 / (2.0 if push_pull else 1.0)
+
+
+@model_of(phase_shifter)
 def phase_shifter_model(
     wl=1.55,
     *,
@@ -156,33 +157,32 @@ def phase_shifter_model(
     loss_db_per_cm=LOSS_DB_PER_CM,
     voltage_v=0.0,
     field_factor=None,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """t = 10^(−αL/20) exp(i(2π n_eff L/λ + π V/Vπ)), Vπ = λ g / (n_e³ r33 Γ f L) (single arm).
 
     ``voltage_v`` is the DC voltage of e1 against e2 (V); ``field_factor`` None takes
-    ``field_factor_fit(electrode_gap)``. ``electrode_width`` sets only the layout.
+    ``field_factor_fit(electrode_gap)``. ``electrode_width`` sets only the layout. Process parameters
+    (``film_thickness``, ``etch_depth``, ``sidewall_angle_deg``, ``cladding``) as ``waveguides``'.
     """
     width = ridge_width(cross_section, width)
-    check_positive("length", length, unit="µm")
+    length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     check_electrode_clearance("electrode_gap", electrode_gap, width)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     _check_voltage(voltage_v)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
-    vpi = vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, False, field_factor) * 1e4 / length
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    vpi = vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, False, field_factor,
+                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / length
     phase = 2 * jnp.pi * n * length / wl + jnp.pi * voltage_v / vpi
     t = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
     return sax.reciprocal({("o1", "o2"): t})
 
 
 # ---------------------------------------------------------------------------- MZM
-def mzm_modulation_length(length=5000.0, signal_width=15.0, pad_size=80.0, transition_length=150.0):
-    """Length (µm) of each arm inside the electrode gap: straight + both transitions + both pads."""
-    offset = (pad_size - signal_width) / 2
-    return length + 2 * pad_size + 2 * sbend_length(transition_length, offset)
-
-
-
 def _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width):
     check_positive("length", length, unit="µm")
     check_electrode_clearance("electrode_gap", electrode_gap, width)
@@ -304,6 +304,50 @@ def mzm(
 
 
 @model_of(mzm)
+def mzm_modulation_length(length=CELL, signal_width=CELL, pad_size=CELL, transition_length=CELL):
+    """Length (µm) of each arm inside the electrode gap: straight + both transitions + both pads (defaults: mzm's)."""
+    offset = (pad_size - signal_width) / 2
+    return length + 2 * pad_size + 2 * sbend_length(transition_length, offset)
+
+
+@model_of(mzm)
+def mzm_vpi_l_v_cm(
+    wl=1.55, electrode_gap=CELL, width=CELL, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, field_factor=None,
+    cross_section=CELL, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING,
+):
+    """Push-pull MZM Vπ·L (V·cm) = λ g / (2 n_e³ r33 Γ f); see ``vpi_l_v_cm``. Geometry defaults: ``mzm``'s."""
+    width = ridge_width(cross_section, width)
+    return vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, True, field_factor,
+                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+
+
+@model_of(mzm)
+def mzm_vpi_v(
+    wl=1.55,
+    length=CELL,
+    electrode_gap=CELL,
+    signal_width=CELL,
+    pad_size=CELL,
+    transition_length=CELL,
+    width=CELL,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    field_factor=None,
+    cross_section=CELL,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
+    """DC half-wave voltage (V) of ``mzm``: Vπ·L (push-pull) over the modulation length.
+
+    Geometry defaults are the ``mzm`` cell's (``width`` None: the cross-section's).
+    """
+    width = ridge_width(cross_section, width)
+    lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
+    return mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
+                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / lm
+
+
+@model_of(mzm)
 def mzm_model(
     wl=1.55,
     *,
@@ -324,6 +368,8 @@ def mzm_model(
     voltage_v=0.0,
     bias_phase_rad=0.0,
     field_factor=None,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """DC transmission of the push-pull MZM: t = t_arm (a₂² e^{iψ/2} + a₃² e^{−iψ/2}).
 
@@ -336,43 +382,37 @@ def mzm_model(
     """
     width = ridge_width(cross_section, width)
     _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     _check_voltage(voltage_v)
+    check_range("bias_phase_rad", bias_phase_rad, -math.inf, math.inf, unit="rad", lo_open=True, hi_open=True)
+    check_positive("splitter_length", splitter_length, unit="µm")
     wl = jnp.asarray(wl, dtype=float)
-    sp = y_splitter_model(
-        wl, length=splitter_length, output_separation=pad_size + electrode_gap, width=width,
-        cross_section=cross_section, film_thickness=film_thickness, etch_depth=etch_depth,
-        loss_db_per_cm=loss_db_per_cm, excess_loss_db=excess_loss_db, imbalance_db=imbalance_db,
-    )
+    try:
+        sp = y_splitter_model(
+            wl, length=splitter_length, output_separation=pad_size + electrode_gap, width=width,
+            cross_section=cross_section, film_thickness=film_thickness, etch_depth=etch_depth,
+            loss_db_per_cm=loss_db_per_cm, excess_loss_db=excess_loss_db, imbalance_db=imbalance_db,
+            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
+        )
+    except ValueError as e:  # name the MZM's own parameter, not the splitter's
+        if not str(e).startswith("length"):
+            raise
+        raise ValueError(f"splitter_length = {splitter_length} µm (the Y-splitters' length): {e}") from None
     a2, a3 = sp[("o1", "o2")], sp[("o1", "o3")]
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     straight = length + 2 * pad_size
     t_arm = 10.0 ** (-loss_db_per_cm * straight * 1e-4 / 20.0) * jnp.exp(2j * jnp.pi * n * straight / wl)
     offset = (pad_size - signal_width) / 2
-    bend = sbend_response(wl, transition_length, offset, width, film_thickness, etch_depth, loss_db_per_cm)
+    bend = sbend_response(wl, transition_length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     t_arm = t_arm * bend**2
     lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
-    vpi = mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor) * 1e4 / lm
+    vpi = mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
+                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / lm
     psi = jnp.pi * voltage_v / vpi + bias_phase_rad
     t = t_arm * (a2**2 * jnp.exp(0.5j * psi) + a3**2 * jnp.exp(-0.5j * psi))
     return sax.reciprocal({("o1", "o2"): t})
-
-
-def mzm_vpi_v(
-    wl=1.55,
-    length=5000.0,
-    electrode_gap=5.0,
-    signal_width=15.0,
-    pad_size=80.0,
-    transition_length=150.0,
-    width=1.4,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    field_factor=None,
-):
-    """DC half-wave voltage (V) of ``mzm``: Vπ·L (push-pull) over the modulation length."""
-    lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
-    return mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor) * 1e4 / lm
 
 
 DEVICES = {
@@ -385,7 +425,7 @@ DEVICES = {
             {"length": 20000.0, "electrode_gap": 20.0, "width": 1.0, "voltage_v": RULES.max_electrode_voltage_v},
         ),
         grad_params={"voltage_v": 3.0, "width": 1.4, "etch_depth": ETCH_DEPTH},
-        model_only=("voltage_v", "field_factor"),
+        model_only=("voltage_v", "field_factor", "sidewall_angle_deg", "cladding"),
     ),
     "mzm": Device(
         "mzm",
@@ -398,6 +438,7 @@ DEVICES = {
         # at the default etch: the S-bends' bend tables need etch/film in [0.5, 0.8], and a
         # central difference about an edge of that range (e.g. 0.3/0.6) steps outside it
         grad_params={"voltage_v": 3.0, "electrode_gap": 5.0, "signal_width": 15.0, "etch_depth": ETCH_DEPTH},
-        model_only=("excess_loss_db", "imbalance_db", "voltage_v", "bias_phase_rad", "field_factor"),
+        model_only=("excess_loss_db", "imbalance_db", "voltage_v", "bias_phase_rad", "field_factor",
+                    "sidewall_angle_deg", "cladding"),
     ),
 }

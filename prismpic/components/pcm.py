@@ -41,8 +41,8 @@ import jax.numpy as jnp
 import sax
 from jax.scipy.special import ndtri
 
-from prismpic.checks import check_between, check_positive, check_range
-from prismpic.components.model_signature import model_of
+from prismpic.checks import check_between, check_choice, check_positive, check_range
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
@@ -50,7 +50,15 @@ from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    LOSS_DB_PER_CM,
+    SIDEWALL_ANGLE_DEG,
+    check_film,
+)
 
 # Electrical programming (REFERENCES.md): 4-bit programming at 1.7 nJ per dB of
 # transmission change (Zhou et al., Nat. Commun. (2023)); heat pulses of µs duration.
@@ -105,18 +113,6 @@ def slab_surface_confinement_per_um(wl, n_core, n_clad, thickness):
     """|E(surface)|² / ∫|E|² dy (µm⁻¹) of a symmetric slab's TE0 mode: Γ per unit thickness of a thin top layer."""
     _, kappa, gamma, u = slab_te0(wl, n_core, n_clad, thickness)
     return jnp.cos(u) ** 2 / _norm(0.5 * thickness, kappa, gamma, u)
-
-
-def pcm_confinement(wl=1.55, pcm_width=1.0, pcm_thickness=PCM_THICKNESS, width=1.4, film_thickness=FILM_THICKNESS,
-                    etch_depth=ETCH_DEPTH):
-    """First-order Γ_pcm: fraction of the ridge TE mode's |E|² in a thin centred patch (effective-index estimate).
-
-    Vertical: TE0 of the SiO2/LN(n_e)/SiO2 slab of the film thickness, |E|² per unit
-    thickness at its top surface; lateral: ``lateral_fraction``.
-    """
-    wl = jnp.asarray(wl, dtype=float)
-    gy = slab_surface_confinement_per_um(wl, materials.n_ln_e(wl), materials.n_sio2(wl), film_thickness)
-    return gy * pcm_thickness * lateral_fraction(wl, pcm_width, width, film_thickness, etch_depth)
 
 
 def delta_neff(gamma, n_layer, n_clad, n_eff):
@@ -185,16 +181,6 @@ def _film_neff_with_layer(wl, n0, n_layer, layer_thickness, film_thickness, n_fi
     n = jax.lax.fori_loop(0, n_steps * n_newton + n_final, step, frozen[0])
     # one Newton step outside the loop, from the root: carries the implicit-function derivative
     return newton(jax.lax.stop_gradient(n), layer_thickness, args)
-
-
-def lateral_fraction(wl=1.55, pcm_width=1.0, width=1.4, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
-    """Fraction f_x of the lateral TE0 |E|² within ±pcm_width/2 (effective-index lateral slab, scalar)."""
-    wl = jnp.asarray(wl, dtype=float)
-    ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
-    n_film = slab_te0(wl, ne, nc, film_thickness)[0]
-    n_slab = slab_te0(wl, ne, nc, film_thickness - etch_depth)[0]
-    _, kx, gx, ux = slab_te0(wl, n_film, n_slab, width)
-    return (0.5 * pcm_width + jnp.sin(kx * pcm_width) / (2 * kx)) / _norm(0.5 * width, kx, gx, ux)
 
 
 # ---------------------------------------------------------------------------- validation
@@ -273,49 +259,105 @@ def pcm_cell(
 
 
 # ---------------------------------------------------------------------------- model
-def pcm_delta_neff(wl=1.55, crystalline_fraction=0.0, pcm_width=1.0, pcm_thickness=PCM_THICKNESS, width=1.4,
-                   film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
-    """Complex Δn_eff of the ridge TE mode under the patch: f_x (n_v'² − n_v²)/(2 n_eff) (see module doc)."""
+@model_of(pcm_cell)
+def pcm_confinement(wl=1.55, pcm_width=CELL, pcm_thickness=CELL, width=CELL, film_thickness=FILM_THICKNESS,
+                    etch_depth=ETCH_DEPTH, cross_section=CELL):
+    """First-order Γ_pcm: fraction of the ridge TE mode's |E|² in a thin centred patch (effective-index estimate).
+
+    Vertical: TE0 of the SiO2/LN(n_e)/SiO2 slab of the film thickness, |E|² per unit
+    thickness at its top surface; lateral: ``lateral_fraction``. Geometry defaults: ``pcm_cell``'s.
+    """
+    width = ridge_width(cross_section, width)
+    wl = jnp.asarray(wl, dtype=float)
+    gy = slab_surface_confinement_per_um(wl, materials.n_ln_e(wl), materials.n_sio2(wl), film_thickness)
+    return gy * pcm_thickness * lateral_fraction(wl, pcm_width, width, film_thickness, etch_depth)
+
+
+@model_of(pcm_cell)
+def lateral_fraction(wl=1.55, pcm_width=CELL, width=CELL, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+                     cross_section=CELL):
+    """Fraction f_x of the lateral TE0 |E|² within ±pcm_width/2 (effective-index lateral slab, scalar).
+
+    ``pcm_width``, ``width`` (None: the cross-section's) and ``cross_section`` default to ``pcm_cell``'s.
+    """
+    width = ridge_width(cross_section, width)
+    wl = jnp.asarray(wl, dtype=float)
+    ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
+    n_film = slab_te0(wl, ne, nc, film_thickness)[0]
+    n_slab = slab_te0(wl, ne, nc, film_thickness - etch_depth)[0]
+    _, kx, gx, ux = slab_te0(wl, n_film, n_slab, width)
+    return (0.5 * pcm_width + jnp.sin(kx * pcm_width) / (2 * kx)) / _norm(0.5 * width, kx, gx, ux)
+
+
+@model_of(pcm_cell)
+def pcm_delta_neff(wl=1.55, crystalline_fraction=0.0, pcm_width=CELL, pcm_thickness=CELL, width=CELL,
+                   film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, cross_section=CELL,
+                   sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+    """Complex Δn_eff of the ridge TE mode under the patch: f_x (n_v'² − n_v²)/(2 n_eff) (see module doc).
+
+    Geometry defaults: ``pcm_cell``'s (``width`` None: the cross-section's). n_eff is the ridge's at the
+    process's film, etch, wall angle (°) and cladding (``prismpic.pdk.neff``); the patch's slabs (vertical and
+    lateral) are the SiO2-clad effective-index estimates whatever the cladding (the patch lies under the
+    heater's oxide).
+    """
+    width = ridge_width(cross_section, width)
     check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
     wl = jnp.asarray(wl, dtype=float)
     ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
     n_v = slab_te0(wl, ne, nc, film_thickness)[0]
     n_v1 = film_neff_with_layer(wl, materials.n_gsst(wl, crystalline_fraction), pcm_thickness, film_thickness, ne, nc)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     fx = lateral_fraction(wl, pcm_width, width, film_thickness, etch_depth)
     return fx * (n_v1**2 - n_v**2) / (2 * n)
 
 
+@model_of(pcm_cell)
 def pcm_transmission(
     wl=1.55,
     crystalline_fraction=0.0,
-    length=20.0,
-    pcm_width=1.0,
-    pcm_thickness=PCM_THICKNESS,
-    width=1.4,
-    margin=5.0,
+    length=CELL,
+    pcm_width=CELL,
+    pcm_thickness=CELL,
+    width=CELL,
+    margin=CELL,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    cross_section=CELL,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ):
     """Complex field transmission o1→o2 of the cell (bare ridge + patch section).
 
     t = 10^(−α(L + 2m)/20) exp(i k0 [n_eff (L + 2m) + Δn_eff L]), Δn_eff from ``pcm_delta_neff``.
-    Reflections and scattering at the patch ends are neglected.
+    Reflections and scattering at the patch ends are neglected. Geometry defaults: ``pcm_cell``'s
+    (``width`` None: the cross-section's).
     """
-    check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
+    width = ridge_width(cross_section, width)
+    # the cell's ranges (``_check_pcm``); traced values come back NaN outside them (the jit contract)
+    crystalline_fraction = check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
+    length = check_range("length", length, 0.1, 1000.0, unit="µm")
+    pcm_width = check_between("pcm_width", pcm_width, RULES.min_pcm_width, width)
+    pcm_thickness = check_range("pcm_thickness", pcm_thickness, 0.001, 0.05, unit="µm")
+    margin = check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)
+    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     materials.n_gsst(wl, crystalline_fraction)  # validate wl for the GSST data (concrete values)
-    dispersion.neff(wl, width, film_thickness, etch_depth)  # validate the ridge geometry for the dispersion model
+    # validate the ridge geometry for the dispersion model
+    dispersion.neff(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return _pcm_transmission(jnp.asarray(wl, dtype=float), crystalline_fraction, length, pcm_width, pcm_thickness, width,
-                             margin, film_thickness, etch_depth, loss_db_per_cm)
+                             margin, film_thickness, etch_depth, loss_db_per_cm,
+                             sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
 
 
-@jax.jit
+@functools.partial(jax.jit, static_argnames=("cladding",))
 def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
-                      etch_depth, loss_db_per_cm):
+                      etch_depth, loss_db_per_cm, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Jitted core of ``pcm_transmission``: one compilation for the slab solves and the dispersion model."""
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
-    dn = pcm_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, width, film_thickness, etch_depth)
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    dn = pcm_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, width, film_thickness, etch_depth,
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     total = length + 2 * margin
     amp = db_to_amplitude(loss_db_per_cm * total * 1e-4)
     return amp * jnp.exp(2j * jnp.pi / wl * (n * total + dn * length))
@@ -338,6 +380,8 @@ def pcm_cell_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """GSST weight cell: passive (absorbing), reciprocal two-port; see ``pcm_transmission``.
 
@@ -347,13 +391,15 @@ def pcm_cell_model(
         crystalline_fraction: f ∈ [0, 1], 0 amorphous (transparent), 1 crystalline (absorbing).
         film_thickness, etch_depth: LN film (µm).
         loss_db_per_cm: ridge propagation loss (dB/cm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (see ``pcm_delta_neff``).
     """
     width = ridge_width(cross_section, width)
     _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, heater_overlap, lead_length)
     check_film(film_thickness, etch_depth)
+    check_choice("cladding", cladding, CLADDINGS)
     check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     t = pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
-                         etch_depth, loss_db_per_cm)
+                         etch_depth, loss_db_per_cm, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return sax.reciprocal({("o1", "o2"): t})
 
 
@@ -369,10 +415,11 @@ def transmission_range_db(wl=1.55, **geometry):
     return transmission_db(wl, 0.0, **geometry) - transmission_db(wl, 1.0, **geometry)
 
 
-def phase_range_rad(wl=1.55, length=20.0, **geometry):
+@model_of(pcm_cell)
+def phase_range_rad(wl=1.55, length=CELL, **geometry):
     """Phase change (rad, unwrapped) from amorphous to crystalline: k0 Re(Δn_eff,c − Δn_eff,a) L.
 
-    ``geometry``: the other keyword arguments of ``pcm_delta_neff``.
+    ``length`` (µm) defaults to ``pcm_cell``'s; ``geometry``: the other keyword arguments of ``pcm_delta_neff``.
     """
     dn = pcm_delta_neff(wl, 1.0, **geometry) - pcm_delta_neff(wl, 0.0, **geometry)
     return 2 * jnp.pi / jnp.asarray(wl, dtype=float) * jnp.real(dn) * length
@@ -424,6 +471,7 @@ DEVICES = {
             {"crystalline_fraction": 0.5, "width": 0.8, "pcm_width": 0.8},
         ),
         grad_params=("pcm_thickness", "pcm_width", "length"),
-        model_only=("wl", "crystalline_fraction", "film_thickness", "etch_depth", "loss_db_per_cm"),
+        model_only=("wl", "crystalline_fraction", "film_thickness", "etch_depth", "loss_db_per_cm",
+                    "sidewall_angle_deg", "cladding"),
     ),
 }

@@ -16,10 +16,20 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.constants import c as C_M_PER_S
 
-from prismpic.checks import check_positive, check_range
-from prismpic.components.modulators import mzm_modulation_length
+from prismpic.checks import check_choice, check_positive, check_range
+from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.modulators import mzm, mzm_modulation_length
 from prismpic.pdk import dispersion, materials
-from prismpic.pdk.stack import BOX_THICKNESS, CLAD_THICKNESS, ETCH_DEPTH, FILM_THICKNESS
+from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.stack import (
+    BOX_THICKNESS,
+    CLAD_THICKNESS,
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    SIDEWALL_ANGLE_DEG,
+)
 
 C_UM_PER_NS = C_M_PER_S / 1e3  # speed of light (µm/ns), so f in GHz gives β in 1/µm
 # RF loss of a gold coplanar line on TFLN with a ~5 µm gap: ≈ 0.7 dB cm⁻¹ GHz^-1/2 †
@@ -49,21 +59,24 @@ def _layer_k(s, w, h):
     return jnp.exp(a - b) * (-jnp.expm1(-2 * a)) / (-jnp.expm1(-2 * b))
 
 
+@model_of(mzm)
 def cpw_line(
-    signal_width=15.0,
-    electrode_gap=5.0,
+    signal_width=CELL,
+    electrode_gap=CELL,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     clad_thickness=CLAD_THICKNESS,
     box_thickness=BOX_THICKNESS,
+    cladding=CLADDING,
 ):
-    """(n_RF, Z0 in Ω) of the GSG coplanar line on the platform stack, quasi-static.
+    """(n_RF, Z0 in Ω) of the GSG coplanar line on the platform stack, quasi-static (defaults: ``mzm``'s line).
 
     Partial-capacitance (conformal-mapping) model of a CPW with wide grounds and thin
     conductors on a layered substrate (Gevorgian et al., IEEE T-MTT 43, 772 (1995);
     Simons, Coplanar Waveguide Circuits, Wiley 2001, §2.2): below the metal the LN slab
     (anisotropic, ε = √(ε_z ε_x) over a thickness scaled by √(ε_z/ε_x)), the BOX and the
-    Si substrate; above, the SiO2 cladding and air. ε_eff = C/C_air, n_RF = √ε_eff,
+    Si substrate; above, the SiO2 cladding (``clad_thickness`` over the ridge top) and air, or air only
+    (``cladding="air"``). ε_eff = C/C_air, n_RF = √ε_eff,
     Z0 = 30π K(k0')/(√ε_eff K(k0)), k0 = S/(S + 2g). An approximation: the parallel
     partial capacitances are exact only for ε falling away from the metal (here the BOX
     lies under the LN over the Si), metal thickness and dispersion are neglected;
@@ -71,6 +84,7 @@ def cpw_line(
     """
     check_positive("signal_width", signal_width, unit="µm")
     check_positive("electrode_gap", electrode_gap, unit="µm")
+    check_choice("cladding", cladding, CLADDINGS)
     s, w = signal_width, electrode_gap
     ez, ex = materials.LN_EPS_RF
     slab = film_thickness - etch_depth
@@ -88,7 +102,9 @@ def cpw_line(
         (box_thickness, materials.EPS_SIO2_RF),
         (None, materials.EPS_SI_RF),
     ]
-    above = [(etch_depth + clad_thickness, materials.EPS_SIO2_RF), (None, 1.0)]
+    above = [(None, 1.0)]  # air-clad: the half-space above the metal is air
+    if cladding == "sio2":
+        above = [(etch_depth + clad_thickness, materials.EPS_SIO2_RF), *above]
     eps_eff = (half(below) + half(above)) / (2 * k0r)
     return jnp.sqrt(eps_eff), 30 * jnp.pi / (jnp.sqrt(eps_eff) * k0r)
 
@@ -119,7 +135,8 @@ def mzm_eo_response(
     F(q) = (1 − e^{−qL})/(qL), γ = α + iβ_RF, β_RF = 2πf n_RF/c, β_o = 2πf n_g/c,
     β_m = β_RF − β_o = 2πf (n_RF − n_g)/c, α = α0 √f; V⁺ = V_s Z0/(Z0 + Z_S)/(1 − Γ_S Γ_L e^{−2γL}).
     Matched impedances reduce it to |(1 − e^{−(α+iβ_m)L})/((α+iβ_m)L)| (e.g. Zhu et al.,
-    Adv. Opt. Photon. 13, 242 (2021)). ``length`` in µm, α0 in dB cm⁻¹ GHz^-1/2.
+    Adv. Opt. Photon. 13, 242 (2021)). ``length``: the traveling-wave length (µm; for ``mzm`` its
+    ``mzm_modulation_length``, not the cell's straight ``length``), α0 in dB cm⁻¹ GHz^-1/2.
     """
     f = jnp.asarray(f_ghz, dtype=float)
     alpha = rf_loss_db_per_cm_sqrt_ghz / (20 * jnp.log10(jnp.e)) * jnp.sqrt(jnp.abs(f)) * 1e-4  # Np/µm
@@ -150,13 +167,14 @@ def _first_crossing(fn, level, f_max_ghz, n=4000):
     return float(brentq(lambda x: float(fn(np.asarray(x))) - level, grid[i - 1], grid[i], xtol=1e-9, rtol=1e-12))
 
 
+@model_of(mzm)
 def mzm_bandwidth_ghz(
-    length=5000.0,
-    electrode_gap=5.0,
-    signal_width=15.0,
-    pad_size=80.0,
-    transition_length=150.0,
-    width=1.4,
+    length=CELL,
+    electrode_gap=CELL,
+    signal_width=CELL,
+    pad_size=CELL,
+    transition_length=CELL,
+    width=CELL,
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     wl=1.55,
@@ -166,6 +184,9 @@ def mzm_bandwidth_ghz(
     n_rf=None,
     z0_ohm=None,
     f_max_ghz=2000.0,
+    cross_section=CELL,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> float:
     """Electrical 3-dB EO bandwidth (GHz): the lowest f with 20·log10 m(f) = −3 dB (inf if none ≤ f_max).
 
@@ -173,14 +194,17 @@ def mzm_bandwidth_ghz(
     the optical 3-dB point (m = 1/2) lies higher. The traveling-wave length is the
     modulation length of ``modulators.mzm`` (``modulators.mzm_modulation_length``); n_RF
     and Z0 come from ``cpw_line`` at the straight section unless given; n_g from
-    ``prismpic.pdk.ng``.
+    ``prismpic.pdk.ng`` (at the process's film, etch, wall angle and cladding; the line sees only the
+    cladding). Geometry defaults are the ``mzm`` cell's (``width`` None: the cross-section's).
     """
+    width = ridge_width(cross_section, width)
     check_range("rf_loss_db_per_cm_sqrt_ghz", rf_loss_db_per_cm_sqrt_ghz, 0.0, 100.0)
     lm = float(mzm_modulation_length(length, signal_width, pad_size, transition_length))
-    line_n, line_z = cpw_line(signal_width, electrode_gap, film_thickness, etch_depth)
+    line_n, line_z = cpw_line(signal_width, electrode_gap, film_thickness, etch_depth, cladding=cladding)
     n_rf = float(line_n) if n_rf is None else n_rf
     z0 = float(line_z) if z0_ohm is None else z0_ohm
-    n_g = float(dispersion.ng(wl, width, film_thickness, etch_depth))
+    n_g = float(dispersion.ng(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg,
+                              cladding=cladding))
     response = jax.jit(
         lambda f: mzm_eo_response(f, lm, n_rf, n_g, rf_loss_db_per_cm_sqrt_ghz, z0, z_source_ohm, z_load_ohm)
     )

@@ -12,12 +12,20 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from prismpic.checks import check_range, concrete
+from prismpic.checks import check_choice, check_range, concrete
 from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    LOSS_DB_PER_CM,
+    SIDEWALL_ANGLE_DEG,
+    check_film,
+)
 
 # Default bus–ring gap: the lower end of the seed's 0.2–0.3 µm (S1-11). With equal gaps the
 # add-drop is then strongly over-coupled against the intrinsic loss (κ² ≫ 1 − a²): drop
@@ -39,8 +47,16 @@ def _concrete_all(*xs) -> bool:
 
 
 # ---------------------------------------------------------------------------- coupling
-def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
-                   etch_depth=ETCH_DEPTH):
+def coupling_angle(
+    wl=1.55,
+    gap=GAP,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Coupling angle Φ = ∫ C(g(z)) dz (rad) of a straight bus to a ring; κ = sin Φ, t = cos Φ.
 
     Args:
@@ -56,7 +72,9 @@ def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, width=RIDGE_WIDTH, film
     z_max = jnp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
     z = z_max * _ZN
     g = gap + r_out - jnp.sqrt(r_out**2 - z**2)
-    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth)
+    c = coupling_per_um_extended(
+        wl[..., None], g, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
     return jnp.sum(c * _ZW, axis=-1) * z_max
 
 
@@ -65,7 +83,15 @@ def fit_max_gap() -> float:
     return float(dispersion.domain()["coupler"]["gap"][1])
 
 
-def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+def coupling_per_um_extended(
+    wl,
+    gap,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """``prismpic.pdk.coupling_per_um`` (1/µm), continued beyond the fit's largest gap g_m as an exponential.
 
     Evanescent coupling decays as e^{−γ g} at large gaps (coupled-mode theory); γ is the fit's
@@ -73,36 +99,133 @@ def coupling_per_um_extended(wl, gap, width=RIDGE_WIDTH, film_thickness=FILM_THI
     beyond g_m) use the continuation.
     """
     g_m = fit_max_gap()
-    c = dispersion.coupling_per_um(wl, jnp.minimum(gap, g_m), width, film_thickness, etch_depth)
-    c_m = dispersion.coupling_per_um(wl, g_m, width, film_thickness, etch_depth)
-    gamma = jnp.log(dispersion.coupling_per_um(wl, g_m - 0.1, width, film_thickness, etch_depth) / c_m) / 0.1
+    c = dispersion.coupling_per_um(
+        wl,
+        jnp.minimum(gap, g_m),
+        width,
+        film_thickness,
+        etch_depth,
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
+    c_m = dispersion.coupling_per_um(
+        wl, g_m, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
+    gamma = (
+        jnp.log(
+            dispersion.coupling_per_um(
+                wl,
+                g_m - 0.1,
+                width,
+                film_thickness,
+                etch_depth,
+                sidewall_angle_deg=sidewall_angle_deg,
+                cladding=cladding,
+            )
+            / c_m
+        )
+        / 0.1
+    )
     return jnp.where(gap > g_m, c_m * jnp.exp(-gamma * (gap - g_m)), c)
 
 
 # ---------------------------------------------------------------------------- index and loss
-def ring_neff(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+def ring_neff(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Round-trip-averaged n_eff of the X-cut ring: (n_z + n_y)/2 at the bend radius."""
-    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z")
-    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    nz = dispersion.neff(
+        wl,
+        width,
+        film_thickness,
+        etch_depth,
+        radius,
+        "te",
+        "z",
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
+    ny = dispersion.neff(
+        wl,
+        width,
+        film_thickness,
+        etch_depth,
+        radius,
+        "te",
+        "y",
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
     return 0.5 * (nz + ny)
 
 
-def ring_ng(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+def ring_ng(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
-    gz = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "z")
-    gy = dispersion.ng(wl, width, film_thickness, etch_depth, radius, "te", "y")
+    gz = dispersion.ng(
+        wl,
+        width,
+        film_thickness,
+        etch_depth,
+        radius,
+        "te",
+        "z",
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
+    gy = dispersion.ng(
+        wl,
+        width,
+        film_thickness,
+        etch_depth,
+        radius,
+        "te",
+        "y",
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
     return 0.5 * (gz + gy)
 
 
-def round_trip_loss_db(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
-                       etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM):
+def round_trip_loss_db(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Propagation plus bend radiation loss (dB) of one round trip, couplers excluded."""
-    bend = dispersion.bend_loss_db_per_cm(wl, radius, width, film_thickness, etch_depth)
+    bend = dispersion.bend_loss_db_per_cm(
+        wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
     return (loss_db_per_cm + bend) * 2 * jnp.pi * radius * 1e-4
 
 
-def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
-                          etch_depth=ETCH_DEPTH):
+def thermo_optic_dneff_dt(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Round-trip-averaged dn_eff/dT (1/K) of the ring.
 
     First-order perturbation with the LN overlap Γ (``eo_overlap``, which is ∂n_eff/∂n_LN):
@@ -111,8 +234,12 @@ def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_t
     f_LN ≈ Γ n_eff/n_e (weak-guidance form of Γ; Wooten et al., JSTQE 6, 69 (2000)). The
     rest of the field is taken to be in SiO2. Thermal expansion of the ring is neglected.
     """
-    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
-    n = ring_neff(wl, radius, width, film_thickness, etch_depth)
+    gamma = dispersion.eo_overlap(
+        wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
+    n = ring_neff(
+        wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
     f_ln = jnp.clip(gamma * n / materials.n_ln_e(wl), 0.0, 1.0)
     ln = gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)
     ox = materials.n_sio2(wl) / n * (1.0 - f_ln) * materials.DN_SIO2_DT_PER_K
@@ -130,8 +257,14 @@ def plate_offset(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None):
     return radius + width / 2 + jnp.maximum(gap, gap_drop) + width + PLATE_CLEARANCE
 
 
-def electrode_inverse_gap(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
-                          electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE):
+def electrode_inverse_gap(
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    gap=GAP,
+    gap_drop=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+):
     """1/g_eff (1/µm): the round-trip-averaged Pockels index change is ½ n_e³ r33 Γ V / g_eff.
 
     Electrode layout (crossing-free, two terminals): a plate beyond each bus (e1 below the
@@ -163,23 +296,63 @@ def electrode_inverse_gap(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_dr
     return half * jnp.sum(_EW * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
 
 
-def pockels_dneff_dv(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
-                     electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
-                     film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+def pockels_dneff_dv(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    gap=GAP,
+    gap_drop=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ / g_eff (> 0: red shift)."""
-    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth)
+    gamma = dispersion.eo_overlap(
+        wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
     r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
     inv_g = electrode_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
     return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
 
 
-def ring_tuning_pm_per_v(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
-                         electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
-                         film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH):
+def ring_tuning_pm_per_v(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    gap=GAP,
+    gap_drop=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Resonance shift per volt (pm/V): Δλ/ΔV = λ (dn_eff/dV)/n_g."""
-    dn = pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
-                          etch_depth)
-    return wl * dn / ring_ng(wl, radius, width, film_thickness, etch_depth) * 1e6
+    dn = pockels_dneff_dv(
+        wl,
+        radius,
+        width,
+        gap,
+        gap_drop,
+        electrode_gap,
+        electrode_coverage,
+        film_thickness,
+        etch_depth,
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
+    return (
+        wl
+        * dn
+        / ring_ng(
+            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+        )
+        * 1e6
+    )
 
 
 # ---------------------------------------------------------------------------- validation
@@ -199,16 +372,36 @@ def check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap,
         y_p = r + w / 2 + max(float(gap), float(gd)) + w + PLATE_CLEARANCE  # plate_offset, in Python floats
         lo = y_p - (r - w / 2 - RULES.min_metal_to_ridge)  # disk ≥ 1 µm from the ring
         hi = y_p - RULES.min_metal_width / 2  # disk at least 2 µm across
-        check_range("electrode_gap", electrode_gap, lo, hi, unit="µm")
+        try:
+            check_range("electrode_gap", electrode_gap, lo, hi, unit="µm")
+        except ValueError as e:  # the range follows the other parameters: say which
+            raise ValueError(f"{e} for radius = {r:g} µm, width = {w:g} µm and gap = {max(float(gap), float(gd)):g} "
+                             "µm") from None
 
 
-def check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth):
+def check_ring_physics(
+    loss_db_per_cm,
+    coupler_loss_db,
+    voltage_v,
+    delta_t_k,
+    film_thickness,
+    etch_depth,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
+    """ValueError unless the ring's physics inputs are valid (the wall angle's range: the dispersion tables').
+
+    Returns (loss_db_per_cm, coupler_loss_db): as given, or NaN where a traced value is out of range (the
+    jit contract of ``prismpic.checks``: a negative loss must not turn into gain).
+    """
     check_film(film_thickness, etch_depth)
-    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
-    check_range("coupler_loss_db", coupler_loss_db, 0.0, 10.0, unit="dB")
+    check_choice("cladding", cladding, CLADDINGS)
+    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    coupler_loss_db = check_range("coupler_loss_db", coupler_loss_db, 0.0, 10.0, unit="dB")
     v = RULES.max_electrode_voltage_v
     check_range("voltage_v", voltage_v, -v, v, unit="V")
     check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
+    return loss_db_per_cm, coupler_loss_db
 
 
 def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
@@ -217,24 +410,85 @@ def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
 
 
 # ---------------------------------------------------------------------------- round trip
-def ring_round_trip(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None,
-                    electrode_gap=ELECTRODE_GAP, electrode_coverage=ELECTRODE_COVERAGE,
-                    film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, loss_db_per_cm=LOSS_DB_PER_CM,
-                    voltage_v=0.0, delta_t_k=0.0):
+def ring_round_trip(
+    wl=1.55,
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    gap=GAP,
+    gap_drop=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    loss_db_per_cm=LOSS_DB_PER_CM,
+    voltage_v=0.0,
+    delta_t_k=0.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring."""
     wl = jnp.asarray(wl, dtype=float)
-    n = (ring_neff(wl, radius, width, film_thickness, etch_depth)
-         + voltage_v * pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
-                                        film_thickness, etch_depth)
-         + delta_t_k * thermo_optic_dneff_dt(wl, radius, width, film_thickness, etch_depth))
+    n = (
+        ring_neff(
+            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+        )
+        + voltage_v
+        * pockels_dneff_dv(
+            wl,
+            radius,
+            width,
+            gap,
+            gap_drop,
+            electrode_gap,
+            electrode_coverage,
+            film_thickness,
+            etch_depth,
+            sidewall_angle_deg=sidewall_angle_deg,
+            cladding=cladding,
+        )
+        + delta_t_k
+        * thermo_optic_dneff_dt(
+            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+        )
+    )
     theta = 2 * jnp.pi / wl * 2 * jnp.pi * radius * n
-    a = db_to_amplitude(round_trip_loss_db(wl, radius, width, film_thickness, etch_depth, loss_db_per_cm))
+    a = db_to_amplitude(
+        round_trip_loss_db(
+            wl,
+            radius,
+            width,
+            film_thickness,
+            etch_depth,
+            loss_db_per_cm,
+            sidewall_angle_deg=sidewall_angle_deg,
+            cladding=cladding,
+        )
+    )
     return a, theta
 
 
-def bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm):
+def bus_transmission(
+    wl,
+    length,
+    width,
+    film_thickness,
+    etch_depth,
+    loss_db_per_cm,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """Field transmission of a straight bus of ``length`` µm along crystal y (the same as ``straight_model``)."""
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(
+        wl,
+        width,
+        film_thickness,
+        etch_depth,
+        jnp.inf,
+        "te",
+        "z",
+        sidewall_angle_deg=sidewall_angle_deg,
+        cladding=cladding,
+    )
     return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
 
 
@@ -253,10 +507,36 @@ def add_drop_fields(t1, k1, t2, k2, a, theta):
     return through, drop, add_drop
 
 
-def coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db):
+def coupler_fields(
+    wl,
+    gap,
+    gap_drop,
+    radius,
+    width,
+    film_thickness,
+    etch_depth,
+    coupler_loss_db,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
     """(t1, κ1, t2, κ2) of the input and drop couplers, with the excess-loss amplitude η on each
     (``gap_drop=None`` takes ``gap``)."""
     eta = db_to_amplitude(coupler_loss_db)
-    p1 = coupling_angle(wl, gap, radius, width, film_thickness, etch_depth)
-    p2 = p1 if gap_drop is None else coupling_angle(wl, gap_drop, radius, width, film_thickness, etch_depth)
+    p1 = coupling_angle(
+        wl, gap, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
+    )
+    p2 = (
+        p1
+        if gap_drop is None
+        else coupling_angle(
+            wl,
+            gap_drop,
+            radius,
+            width,
+            film_thickness,
+            etch_depth,
+            sidewall_angle_deg=sidewall_angle_deg,
+            cladding=cladding,
+        )
+    )
     return eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)

@@ -24,6 +24,11 @@ Physics, all derived from the geometry (the one rule):
 
 Layout convention (as ``waveguides``): layout x = crystal y, layout +y = crystal +z, so the
 horizontal buses and the top and bottom of the ring guide TE light polarised along z.
+
+Process (wafer) parameters of the models and specs, with the stack's defaults (``prismpic.pdk.stack``):
+``film_thickness``, ``etch_depth``, ``sidewall_angle_deg`` (ridge wall from the horizontal, 90 = vertical)
+and ``cladding``; the cells do not take them (the layer stack does). ``width`` is the top width and
+``gap`` the gap between the ridge tops, as drawn on the mask.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ from prismpic.pdk.activation import ensure_active
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 TRACE_WIDTH = 10.0  # µm, electrode lead
 TRACE_LENGTH = 10.0  # µm
@@ -256,6 +261,8 @@ def ring_add_drop_model(
     coupler_loss_db=0.0,
     voltage_v=0.0,
     delta_t_k=0.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Add-drop ring: S(o1→o2) through, S(o1→o4) drop, S(o3→o4) add→drop, S(o3→o2) add→through.
 
@@ -269,16 +276,22 @@ def ring_add_drop_model(
         coupler_loss_db: excess loss per coupler pass (dB).
         voltage_v: V(e2) − V(e1) (V).
         delta_t_k: temperature change (K).
+        sidewall_angle_deg: ridge sidewall angle from the horizontal (°; 90 = vertical), within the
+            dispersion tables' range (``prismpic.pdk.dispersion.domain()``).
+        cladding: "sio2" or "air" above the ridges.
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
-    check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth)
+    loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
+                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
-    t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db)
+    t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db,
+                                    **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k)
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall)
     through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
-    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm)
+    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
     return sax.reciprocal(
         {("o1", "o2"): b * through, ("o1", "o4"): b * drop, ("o3", "o2"): b * drop, ("o3", "o4"): b * add_drop}
     )
@@ -301,28 +314,38 @@ def ring_all_pass_model(
     coupler_loss_db=0.0,
     voltage_v=0.0,
     delta_t_k=0.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
 
     Args: as ``ring_add_drop_model`` without ``gap_drop``.
     """
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
-    check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, film_thickness, etch_depth)
+    loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
+                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
-    t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db)
+    t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db, **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, None, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k)
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall)
     e = a * jnp.exp(1j * theta)
     through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
-    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm)
+    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
     return sax.reciprocal({("o1", "o2"): b * through})
 
 
 # ---------------------------------------------------------------------------- specs
 _GEOMETRY = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
              "electrode_width")
-_PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k")
+_PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k",
+            "sidewall_angle_deg", "cladding")
+
+
+def _wall(p: dict) -> dict:
+    """The wall angle and cladding of a full parameter dict (``ring_params``), as keyword arguments."""
+    return {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": p["cladding"]}
 
 
 def ring_params(kind: str, params: dict) -> dict:
@@ -351,17 +374,18 @@ def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
     """
     p = ring_params(kind, params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    wall = _wall(p)
 
     def theta(wl):
         return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"])[1])
+                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall)[1])
 
     m = round(theta(wl0) / (2 * math.pi))
     wl = float(wl0)
     length = 2 * math.pi * p["radius"]
     for _ in range(50):
-        slope = -2 * math.pi * length * float(ring_ng(wl, *geo)) / wl**2
+        slope = -2 * math.pi * length * float(ring_ng(wl, *geo, **wall)) / wl**2
         step = (theta(wl) - 2 * math.pi * m) / slope
         wl -= step
         if abs(step) < 1e-14:
@@ -396,14 +420,15 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
     lam = resonance_wavelength(wl0, kind, **params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    ng = float(ring_ng(lam, *geo))
+    wall = _wall(p)
+    ng = float(ring_ng(lam, *geo, **wall))
     length = 2 * math.pi * p["radius"]
     t1, k1, t2, k2 = (float(x) for x in coupler_fields(lam, p["gap"], p["gap_drop"], p["radius"], p["width"],
-                                                  p["film_thickness"], p["etch_depth"], p["coupler_loss_db"]))
+                                                  p["film_thickness"], p["etch_depth"], p["coupler_loss_db"], **wall))
     if kind == "all_pass":
         t2, k2 = 1.0, 0.0
     eta_rt = db_to_amplitude(p["coupler_loss_db"]) ** (2 if kind == "add_drop" else 1)  # coupler passes per turn
-    loss_db = float(round_trip_loss_db(lam, *geo, p["loss_db_per_cm"]))
+    loss_db = float(round_trip_loss_db(lam, *geo, p["loss_db_per_cm"], **wall))
     a = db_to_amplitude(loss_db)
     x = t1 * t2 * a
     fsr = lam**2 / (ng * length)
@@ -417,10 +442,10 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     anti = np.asarray(add_drop_fields(t1, k1, t2, k2, a, math.pi))
     bus = abs(complex(bus_transmission(lam, default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None
                            else p["bus_length"], p["width"], p["film_thickness"], p["etch_depth"],
-                           p["loss_db_per_cm"]))) ** 2
+                           p["loss_db_per_cm"], **wall))) ** 2
     tune = float(ring_tuning_pm_per_v(lam, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"]))
-    thermal = float(lam * thermo_optic_dneff_dt(lam, *geo) / ng * 1e6)
+                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"], **wall))
+    thermal = float(lam * thermo_optic_dneff_dt(lam, *geo, **wall) / ng * 1e6)
     with np.errstate(divide="ignore"):
         ext = float(10 * np.log10(abs(anti[0]) ** 2) - 10 * np.log10(abs(res[0]) ** 2))
     drop_loss = -10 * math.log10(abs(res[1]) ** 2 * bus) if kind == "add_drop" else math.nan
@@ -454,7 +479,7 @@ def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:
     Args:
         wl: wavelength (µm).
         kind: "all_pass" or "add_drop".
-        **params: model parameters other than ``gap`` (``gap_drop`` for add-drop; default the default gap).
+        **params: model parameters other than ``gap`` (``gap_drop`` for add-drop; default the cell's gap).
     """
     from scipy.optimize import brentq
 
@@ -462,18 +487,19 @@ def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:
         raise ValueError("critical_gap solves for gap; do not pass it")
     p = ring_params(kind, params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    wall = _wall(p)
     eta = db_to_amplitude(p["coupler_loss_db"])
-    a = float(db_to_amplitude(round_trip_loss_db(wl, *geo, p["loss_db_per_cm"])))
+    a = float(db_to_amplitude(round_trip_loss_db(wl, *geo, p["loss_db_per_cm"], **wall)))
     if kind == "all_pass":
         target = eta * a
     else:
-        gd = GAP if p["gap_drop"] is None else p["gap_drop"]
+        gd = p["gap"] if p["gap_drop"] is None else p["gap_drop"]  # "gap" is not in params: the cell's default
         target = eta**2 * a * math.cos(float(coupling_angle(wl, gd, p["radius"], p["width"], p["film_thickness"],
-                                                            p["etch_depth"])))
+                                                            p["etch_depth"], **wall)))
 
     def f(g):
         return math.cos(float(coupling_angle(wl, g, p["radius"], p["width"], p["film_thickness"],
-                                             p["etch_depth"]))) - target
+                                             p["etch_depth"], **wall))) - target
 
     lo, hi = RULES.min_ridge_gap, MAX_GAP
     if f(lo) * f(hi) > 0:
@@ -498,7 +524,7 @@ DEVICES = {
         # step (2e-4 µm) is too coarse near a Q ~ 1e4 line, so its gradient is tested in test_rings.
         grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "delta_t_k": 5.0, "loss_db_per_cm": 0.5},
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
-                    "delta_t_k"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding"),
     ),
     "ring_all_pass": Device(
         "ring_all_pass",
@@ -511,6 +537,6 @@ DEVICES = {
         ),
         grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "coupler_loss_db": 0.1},
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
-                    "delta_t_k"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding"),
     ),
 }

@@ -6,6 +6,11 @@ radiation loss at the local radius of curvature. Convention for X-cut LN: the la
 x axis is crystal y, so a horizontal ridge guides TE light polarised along crystal z
 (n_e). Along a bend the direction turns by φ and n_eff(φ) = n_z cos²φ + n_y sin²φ,
 with n_z, n_y the mode indices for propagation along crystal y and z.
+
+Process (wafer) parameters of every model, with the stack's defaults (``prismpic.pdk.stack``):
+``film_thickness``, ``etch_depth`` (µm), ``sidewall_angle_deg`` (ridge wall from the horizontal, 90 =
+vertical) and ``cladding`` ("sio2" or "air"). They belong to the layer stack, not to the mask, so
+the cells do not take them; ``width`` is the ridge's top width as drawn.
 """
 
 from __future__ import annotations
@@ -17,27 +22,39 @@ import jax.numpy as jnp
 import numpy as np
 import sax
 
-from prismpic.checks import check_positive, check_range
+from prismpic.checks import check_choice, check_positive, check_range
 from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion
-from prismpic.pdk.cross_sections import get_cross_section, ridge_width
+from prismpic.pdk.cross_sections import RIDGE_WIDTH, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, check_film
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    LOSS_DB_PER_CM,
+    SIDEWALL_ANGLE_DEG,
+    check_film,
+)
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)  # quadrature on [-1, 1]
 
 
-def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad):
-    """n_eff of the TE mode for a local radius and direction φ from crystal y (X-cut)."""
-    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z")
-    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y")
+def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+               cladding=CLADDING):
+    """n_eff of the TE mode for a local radius and direction φ from crystal y (X-cut); wall angle (°) and
+    cladding of the process (``prismpic.pdk.neff``)."""
+    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z", **wall)
+    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y", **wall)
     c2 = jnp.cos(direction_rad) ** 2
     return nz * c2 + ny * (1.0 - c2)
 
 
-def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm):
+def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm,
+                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Field transmission exp(i k0 ∫ n_eff ds) · 10^(−∫(α + α_bend) ds/20) of a path sampled at quadrature nodes.
 
     Args:
@@ -48,11 +65,13 @@ def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, 
         width: ridge width (µm).
         film_thickness, etch_depth: LN film and ridge etch (µm).
         loss_db_per_cm: propagation loss (dB/cm); the bend radiation loss at the local radius is added.
+        sidewall_angle_deg, cladding: ridge wall angle from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
+    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
-    n = neff_along(wl[..., None], width, film_thickness, etch_depth, radius, direction)
+    n = neff_along(wl[..., None], width, film_thickness, etch_depth, radius, direction, **wall)
     phase = 2 * jnp.pi / wl * jnp.sum(n * ds, axis=-1)
-    bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, width, film_thickness, etch_depth)
+    bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, width, film_thickness, etch_depth, **wall)
     loss_db = jnp.sum((loss_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
     return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
@@ -61,11 +80,17 @@ def _two_port(t) -> sax.SDict:
     return sax.reciprocal({("o1", "o2"): t})
 
 
-def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm):
-    """ValueError unless the ridge width (µm), film and etch (µm) and loss (dB/cm, in [0, 100]) are valid."""
+def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding=CLADDING):
+    """ValueError unless the ridge width (µm), film and etch (µm), loss (dB/cm, in [0, 100]) and cladding are valid;
+    returns the loss (NaN where a traced loss is out of range).
+
+    The wall angle's range is the dispersion tables' (checked there, ``prismpic.pdk.dispersion.domain``).
+    """
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_film(film_thickness, etch_depth)
-    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    check_choice("cladding", cladding, CLADDINGS)
+    # returned: NaN where a traced loss is out of range (the jit contract of prismpic.checks: no gain)
+    return check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
 
 
 # ---------------------------------------------------------------------------- straight
@@ -101,21 +126,25 @@ def straight_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ)."""
     width = ridge_width(cross_section, width)
-    check_positive("length", length, unit="µm")
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     return _two_port(t)
 
 
 # ---------------------------------------------------------------------------- bends
 def _check_bend(radius, angle):
-    check_range("radius", radius, RULES.min_bend_radius, 1e5, unit="µm")
-    check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
+    """Checks of a bend; returns (radius, angle), NaN where traced values are out of range."""
+    radius = check_range("radius", radius, RULES.min_bend_radius, 1e5, unit="µm")
+    return radius, check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
 
 
 @gf.cell
@@ -151,17 +180,20 @@ def bend_circular_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Circular bend entering along crystal y; phase ∫ k0 n_eff(R, φ) ds over the arc."""
     width = ridge_width(cross_section, width)
     radius = get_cross_section(cross_section).radius if radius is None else radius
-    _check_bend(radius, angle)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    radius, angle = _check_bend(radius, angle)
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     theta = jnp.deg2rad(angle)
     u = 0.5 * (_NODES + 1.0)  # fraction of the arc at each node
     ds = radius * theta * 0.5 * _WEIGHTS
     rad = radius * jnp.ones_like(u)
-    t = path_response(wl, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = path_response(wl, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm,
+                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return _two_port(t)
 
 
@@ -215,13 +247,15 @@ def bend_euler_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Euler bend: ∫ k0 n_eff(R(s), φ(s)) ds over two clothoids and the central arc."""
     width = ridge_width(cross_section, width)
     radius = get_cross_section(cross_section).radius if radius is None else radius
-    _check_bend(radius, angle)
-    check_range("p", p, 0.0, 1.0)
-    check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm)
+    radius, angle = _check_bend(radius, angle)
+    p = check_range("p", p, 0.0, 1.0)  # NaN outside when traced
+    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     theta = jnp.deg2rad(angle)
     s0 = radius * p * theta  # clothoid length: θ_e = pθ/2 = s0/(2R)
     arc = radius * (1.0 - p) * theta
@@ -238,14 +272,15 @@ def bend_euler_model(
     rad = jnp.concatenate([r_in, radius * jnp.ones_like(u), r_in[::-1]])
     phi = jnp.concatenate([phi_in, phi_arc, phi_out])
     ds = jnp.concatenate([s0 * w, arc * w, s0 * w[::-1]])
-    t = path_response(wl, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm)
+    t = path_response(wl, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm,
+                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return _two_port(t)
 
 
 # ---------------------------------------------------------------------------- taper
 @gf.cell
 def taper(
-    length: float = 10.0, width1: float = 1.4, width2: float | None = None, cross_section: str = "xs_ridge"
+    length: float = 10.0, width1: float = RIDGE_WIDTH, width2: float | None = None, cross_section: str = "xs_ridge"
 ) -> gf.Component:
     """Linear ridge taper.
 
@@ -281,20 +316,25 @@ def taper_model(
     film_thickness=FILM_THICKNESS,
     etch_depth=ETCH_DEPTH,
     loss_db_per_cm=LOSS_DB_PER_CM,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Adiabatic linear taper: phase ∫ k0 n_eff(w(s)) ds; mode-conversion loss neglected."""
     width2 = width1 if width2 is None else width2
-    check_positive("length", length, unit="µm")
+    length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
-    check_waveguide_params(width2, film_thickness, etch_depth, loss_db_per_cm)
+    loss_db_per_cm = check_waveguide_params(width2, film_thickness, etch_depth, loss_db_per_cm, cladding)
     u = 0.5 * (_NODES + 1.0)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z")
+    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z",
+                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
     t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
     return _two_port(t)
 
 
+# model arguments that are not cell arguments: the wavelength and the process (physics, not mask)
+MODEL_ONLY = ("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")
 DEVICES = {
     "straight": Device(
         "straight",
@@ -302,6 +342,7 @@ DEVICES = {
         straight_model,
         extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8}),
         grad_params={"length": 10.0, "width": 1.4, "film_thickness": 0.6},
+        model_only=MODEL_ONLY,
     ),
     "bend_circular": Device(
         "bend_circular",
@@ -309,6 +350,7 @@ DEVICES = {
         bend_circular_model,
         extremes=({"radius": RULES.min_bend_radius, "angle": 180.0}, {"radius": 500.0, "angle": 1.0}),
         grad_params={"radius": 20.0, "width": 1.4},
+        model_only=MODEL_ONLY,
     ),
     "bend_euler": Device(
         "bend_euler",
@@ -316,6 +358,7 @@ DEVICES = {
         bend_euler_model,
         extremes=({"radius": RULES.min_bend_radius, "p": 1.0}, {"radius": 300.0, "p": 0.0, "angle": 180.0}),
         grad_params={"radius": 20.0, "p": 0.5},
+        model_only=MODEL_ONLY,
     ),
     "taper": Device(
         "taper",
@@ -323,5 +366,6 @@ DEVICES = {
         taper_model,
         extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2}, {"length": 500.0, "width1": 2.2, "width2": 1.0}),
         grad_params={"length": 10.0, "width1": 1.4, "width2": 2.0},
+        model_only=MODEL_ONLY,
     ),
 }

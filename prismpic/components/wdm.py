@@ -20,6 +20,7 @@ the same structure used backwards (reciprocity): channel k enters o{3+k} and lea
 
 from __future__ import annotations
 
+import functools
 import math
 
 import gdsfactory as gf
@@ -29,13 +30,13 @@ import sax
 
 from prismpic.checks import check_range, concrete
 from prismpic.components import ring_physics, rings
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.activation import ensure_active
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 # 200 GHz grid around 1550 nm (1.6 nm spacing), four channels inside one FSR (≈ 8 nm) of a 20 µm ring.
 CHANNELS_UM = (1.5480, 1.5496, 1.5512, 1.5528)
@@ -63,35 +64,24 @@ def _check_span(channels_um, radius, width) -> None:
     check_range("channels_um span", hi - lo, 0.0, fsr, unit="µm", hi_open=True)
 
 
-def _theta(wl, r, width, film_thickness, etch_depth):
-    return 2 * jnp.pi / wl * 2 * jnp.pi * r * ring_physics.ring_neff(wl, r, width, film_thickness, etch_depth)
+def _theta(wl, r, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+    return 2 * jnp.pi / wl * 2 * jnp.pi * r * ring_physics.ring_neff(
+        wl, r, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
 
 
-@jax.jit
-def _solve_radius(wl, radius, width, film_thickness, etch_depth):
-    dtheta = jax.grad(_theta, argnums=1)
-    m = jax.lax.stop_gradient(jnp.round(_theta(wl, radius, width, film_thickness, etch_depth) / (2 * jnp.pi)))
+@functools.partial(jax.jit, static_argnames=("cladding",))
+def _solve_radius(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+                  cladding=CLADDING):
+    def theta(r):
+        return _theta(wl, r, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+
+    dtheta = jax.grad(theta)
+    m = jax.lax.stop_gradient(jnp.round(theta(radius) / (2 * jnp.pi)))
     r = radius
     for _ in range(6):
-        r = r - (_theta(wl, r, width, film_thickness, etch_depth) - 2 * jnp.pi * m) / dtheta(
-            wl, r, width, film_thickness, etch_depth)
+        r = r - (theta(r) - 2 * jnp.pi * m) / dtheta(r)
     snapped = jnp.round(r / GRID_UM) * GRID_UM
     return radius + jax.lax.stop_gradient(snapped - radius)
-
-
-def channel_radii(channels_um=CHANNELS_UM, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
-                  etch_depth=ETCH_DEPTH):
-    """Ring radii (µm, on the 1 nm grid) whose resonances sit on the channels.
-
-    Newton's method on θ(λ_k, R) − 2π m_k in R (6 steps; θ is nearly linear in R), m_k the
-    order nearest the nominal ``radius``. Jittable. The grid snap passes the gradient to
-    ``radius`` only (dR_k/d radius = 1): the drawn radii are held under other parameters.
-    """
-    return tuple(_solve_radius(float(wl), radius, width, film_thickness, etch_depth) for wl in channels_um)
-
-
-def _float_radii(channels_um, radius, width) -> list[float]:
-    return [round(float(r), 3) for r in channel_radii(tuple(channels_um), radius, width)]
 
 
 # ---------------------------------------------------------------------------- cells
@@ -198,6 +188,23 @@ def wdm_mux(
 
 # ---------------------------------------------------------------------------- model
 @model_of(wdm_demux)
+def channel_radii(channels_um=CELL, radius=CELL, width=CELL, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+    """Ring radii (µm, on the 1 nm grid) whose resonances sit on the channels (defaults: ``wdm_demux``'s).
+
+    Newton's method on θ(λ_k, R) − 2π m_k in R (6 steps; θ is nearly linear in R), m_k the
+    order nearest the nominal ``radius``, for the process given (film, etch, wall angle in °, cladding). Jittable. The grid snap passes the gradient to
+    ``radius`` only (dR_k/d radius = 1): the drawn radii are held under other parameters.
+    """
+    return tuple(_solve_radius(float(wl), radius, width, film_thickness, etch_depth,
+                               sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) for wl in channels_um)
+
+
+def _float_radii(channels_um, radius, width) -> list[float]:
+    return [round(float(r), 3) for r in channel_radii(tuple(channels_um), radius, width)]
+
+
+@model_of(wdm_demux)
 def wdm_demux_model(
     wl=1.55,
     *,
@@ -215,6 +222,8 @@ def wdm_demux_model(
     coupler_loss_db=0.0,
     voltages_v=None,
     delta_t_k=0.0,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
 ) -> sax.SDict:
     """Cascade of the rings' add-drop models, links and drop bends (see the module docstring).
 
@@ -222,11 +231,13 @@ def wdm_demux_model(
         wl: wavelength (µm).
         channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage,
             electrode_width: geometry, as ``wdm_demux``.
-        film_thickness, etch_depth, loss_db_per_cm, coupler_loss_db, delta_t_k: as ``ring_add_drop_model``.
+        film_thickness, etch_depth, loss_db_per_cm, coupler_loss_db, delta_t_k, sidewall_angle_deg, cladding:
+            as ``ring_add_drop_model``.
         voltages_v: per-channel tuning voltage (V), a tuple like ``channels_um``; None is all zero.
     """
     _check_channels(channels_um)
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
+    ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
     _check_span(channels_um, radius, width)
     n = len(channels_um)
     volts = (0.0,) * n if voltages_v is None else tuple(voltages_v)
@@ -237,8 +248,10 @@ def wdm_demux_model(
     radii = channel_radii(tuple(channels_um), radius, width)
     common = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
                   electrode_width=electrode_width, film_thickness=film_thickness, etch_depth=etch_depth,
-                  loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db, delta_t_k=delta_t_k)
-    wg = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm)
+                  loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db, delta_t_k=delta_t_k,
+                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    wg = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm,
+              sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     s = straight_model(wl=wl, length=spacing, **wg)[("o1", "o2")]
     b = bend_euler_model(wl=wl, angle=90.0, **wg)[("o1", "o2")]
     path = jnp.ones_like(wl, dtype=complex)  # o1 to the current ring's input
@@ -252,23 +265,26 @@ def wdm_demux_model(
     return sax.reciprocal(sdict)
 
 
-def trim_voltages_v(channels_um=CHANNELS_UM, radius=RING_RADIUS, **params) -> tuple[float, ...]:
+@model_of(wdm_demux)
+def trim_voltages_v(channels_um=CELL, radius=CELL, *, gap, width, electrode_gap, electrode_coverage, electrode_width,
+                    **params) -> tuple[float, ...]:
     """Per-channel voltages (V) that move each grid-snapped ring's resonance onto its channel.
 
     V_k = (λ_k − λ_res,k)/(dλ/dV), linear Pockels tuning (exact to first order in Δn).
 
     Args:
-        channels_um: channel plan (µm).
-        radius: nominal radius (µm).
+        channels_um, radius, gap, width, electrode_gap, electrode_coverage, electrode_width: the
+            demux's geometry, as ``wdm_demux`` (whose defaults they take).
         **params: other ``ring_add_drop_model`` parameters shared by the rings (not ``voltage_v``).
     """
-    width = params.get("width", RIDGE_WIDTH)
+    ring = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
+                electrode_width=electrode_width, **params)
     radii = _float_radii(channels_um, radius, width)
-    geo = {k: v for k, v in params.items() if k in ("width", "electrode_gap", "electrode_coverage", "film_thickness",
-                                                     "etch_depth", "gap")}
+    geo = {k: v for k, v in ring.items() if k in ("width", "electrode_gap", "electrode_coverage", "film_thickness",
+                                                   "etch_depth", "gap", "sidewall_angle_deg", "cladding")}
     out = []
     for wl, r in zip(channels_um, radii, strict=True):
-        lam = rings.resonance_wavelength(wl, "add_drop", radius=r, **params)
+        lam = rings.resonance_wavelength(wl, "add_drop", radius=r, **ring)
         tune = float(ring_physics.ring_tuning_pm_per_v(lam, radius=r, **geo)) * 1e-6
         out.append((wl - lam) / tune)
     return tuple(out)
@@ -306,7 +322,7 @@ DEVICES = {
         extremes=_EXTREMES,
         grad_params={"gap": ring_physics.GAP, "delta_t_k": 2.0},  # width moves every line: FD too coarse (as ring radius)
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltages_v",
-                    "delta_t_k"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding"),
     ),
     "wdm_mux": Device(
         "wdm_mux",
@@ -314,6 +330,6 @@ DEVICES = {
         wdm_demux_model,
         extremes=_EXTREMES[:1],
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltages_v",
-                    "delta_t_k"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding"),
     ),
 }

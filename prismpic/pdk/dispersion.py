@@ -6,6 +6,10 @@ tensor grids of Chebyshev–Lobatto nodes. They are turned once, on first use an
 into tensor-product Chebyshev interpolants in the normalised coordinates (λ, 1/width,
 film thickness, etched fraction of the film[, 1/R or gap]); the functions below evaluate
 them with ``jax.numpy`` only, so they are jittable and differentiable in every argument.
+Every interpolant also has a sidewall-angle axis (degrees from the horizontal; 90 = vertical), and
+there is one set per cladding (``"sio2"``, ``"air"``; a Python string, chosen outside any trace).
+Width is the ridge's top width and gap the gap between the ridge tops, as drawn on the mask; the
+defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``).
 
 - Straight n_eff: along λ the interpolant also matches the solver's exact dn_eff/dλ at
   each node (Hermite data), so n_g = n_eff − λ ∂n_eff/∂λ, taken from the model itself by
@@ -16,11 +20,22 @@ them with ``jax.numpy`` only, so they are jittable and differentiable in every a
   (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
   extrapolated; 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
+- Bends are tabulated under SiO2; air-clad bends take the SiO2 bend shift and loss (the slab sets both).
+  The tables also hold the TE/TM mixing of the bend eigenmode (``bend_te_z_hybrid_*``, from
+  ``tables.HYBRID_AXES``), but the model does not use it yet: the avoided crossing is sharper than the
+  bend grid (between nodes the interpolated correction is wrong by more than the mixing itself: n_g
+  2.255 against a full solve's 2.291 at the default ridge, R = 20 µm), so the decoupled shift stays.
 
 Near the TE0/TM0 crossing of X-cut film (crystal_axis "z", film ≈ 0.6–0.65 µm) a bend
 hybridises the two (see ``modesolver.bend_modes``); the tables follow the TE-like
 eigenmode, and the smooth fit does not resolve the avoided crossing itself (there the
 model and a fresh solve can differ by a few 1e-3 in n_eff and more in n_g).
+
+Under ``jax.jit`` (traced arguments, where no check can raise) the contract is NaN: every
+interpolant returns NaN at a point outside its table (any normalised coordinate beyond
+[−1, 1] by more than ``_DOMAIN_TOL``), so n_eff, n_g, Γ, the coupling and the bend loss, and
+every model built on them, give NaN there, never a finite extrapolation; gradients at points
+inside stay finite.
 
 Validity (ValueError outside, naming the parameter, value and range): see ``domain()``;
 etch depths are checked as the etched fraction etch_depth / film_thickness; bends also
@@ -42,10 +57,12 @@ from numpy.polynomial import chebyshev as npcheb
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.pdk import tables as _tables
+from prismpic.pdk.stack import CLADDING, CLADDINGS, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.tables import BEND_RADII, lobatto
 
 _KAPPA_MAX = 1.0 / min(BEND_RADII)
 _IM_FLOOR = 2e-6  # Im n_eff below this is within the solver's PML noise
+_DOMAIN_TOL = 1e-6  # normalised coordinates within 1 + this of the tables' edges count as inside (rounding)
 _LOG10E = math.log10(math.e)
 
 
@@ -59,7 +76,7 @@ def _bounds(name, lo, hi):
 def _unit_np(name, lo, hi, x):
     a, b = _bounds(name, lo, hi)
     v = 1.0 / np.asarray(x, float) if name == "width" else np.asarray(x, float)
-    return 2 * (v - a) / (b - a) - 1
+    return 2 * (v - a) / (b - a) - 1 if b > a else np.zeros_like(v)
 
 
 def _interp_matrix(n):
@@ -115,12 +132,17 @@ def _evaluate(c, xs, axes):
     us = []
     for (name, a, b), x in zip(axes, xs, strict=True):
         v = 1.0 / x if name == "width" else x
-        us.append(2 * (v - a) / (b - a) - 1)
+        # a one-node axis (a table of one wall angle) holds only its node: elsewhere outside (NaN)
+        us.append(2 * (v - a) / (b - a) - 1 if b > a else jnp.where(v == a, 0.0, jnp.inf))
     shape = jnp.broadcast_shapes(*(u.shape for u in us))
-    bases = [_basis(jnp.broadcast_to(u, shape).ravel(), n) for u, n in zip(us, c.shape, strict=True)]
+    us = [jnp.broadcast_to(u, shape).ravel() for u in us]
+    # the jit contract (module docstring): NaN outside the tables; the basis is evaluated at the clipped
+    # point so that its value and derivative stay finite (a masked branch then back-propagates zeros)
+    inside = jnp.all(jnp.stack([jnp.abs(u) <= 1.0 + _DOMAIN_TOL for u in us]), axis=0)
+    bases = [_basis(jnp.clip(u, -1.0, 1.0), n) for u, n in zip(us, c.shape, strict=True)]
     letters = "abcdefg"[: len(us)]
     expr = letters + "," + ",".join("m" + ch for ch in letters) + "->m"
-    return jnp.einsum(expr, c, *bases).reshape(shape)
+    return jnp.where(inside, jnp.einsum(expr, c, *bases), jnp.nan).reshape(shape)
 
 
 def _basis(u, n):
@@ -154,7 +176,7 @@ def _bend_fits(t, axis):
     gk = np.einsum("jk,...k->...j", vk, _fill_nan(dn / kap**2))
     dgk = np.einsum("jk,...k->...j", vk, _fill_nan(ddn / kap**2))
     c = _hermite_wl(gk, dgk, *g["wl"][:2])
-    shift = _Fit(g, _to_coeffs(c, range(1, 4)), (("kappa", 0.0, _KAPPA_MAX),))
+    shift = _Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),))
     # loss: ln Im n = a + b R through the radii where the loss is above the PML noise
     shape = dn.shape[:-1]
     l10, slope = np.empty(shape), np.empty(shape)
@@ -169,7 +191,7 @@ def _bend_fits(t, axis):
         else:
             b, a = -0.3, math.log(_IM_FLOOR / 20) + 0.3 * 10.0
         l10[idx], slope[idx] = a + b * 10.0, b
-    loss = (_Fit(g, _to_coeffs(l10, range(4))), _Fit(g, _to_coeffs(slope, range(4))))
+    loss = (_Fit(g, _to_coeffs(l10, range(len(g)))), _Fit(g, _to_coeffs(slope, range(len(g)))))
     return shift, loss, rmin
 
 
@@ -197,36 +219,76 @@ def _model():
         return _build_model()
 
 
+def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamespace | None) -> SimpleNamespace:
+    """The interpolants of one cladding's table set; bends from ``bends_from`` where this set has none."""
+    prefix = f"{clad}_"
+    t = SimpleNamespace(grids=meta["grids"], arrays={k[len(prefix):]: v for k, v in arrays.items()
+                                                     if k.startswith(prefix)})
+    pols = [(p, a) for p in ("te", "tm") for a in ("z", "y")]
+    has_bends = "bend_te_z_dneff" in t.arrays
+    return SimpleNamespace(
+        straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
+        area={k: _straight_fit(t, *k, "area", False) for k in pols},
+        gamma=_straight_fit(t, "te", "z", "gamma", False),
+        bend={a: _bend_fits(t, a) for a in ("z", "y")} if has_bends else bends_from.bend,
+        coupler=_coupler_fit(t),
+    )
+
+
 @functools.cache
 def _build_model():
     """Load the tables and build the interpolants."""
     base = _tables.DATA_DIR / _tables.TABLE_NAME
     meta = json.loads(base.with_suffix(".json").read_text())
     with np.load(base.with_suffix(".npz")) as f:
-        t = SimpleNamespace(grids=meta["grids"], arrays={k: f[k] for k in f.files})
-    pols = [(p, a) for p in ("te", "tm") for a in ("z", "y")]
+        arrays = {k: f[k] for k in f.files}
+    if "claddings" not in meta:
+        meta, arrays = _as_one_wall(meta, arrays)
+    claddings = tuple(meta["claddings"])
+    if not set(claddings) <= set(CLADDINGS):
+        raise ValueError(f"{base.with_suffix('.json')} holds claddings {claddings}; known: {CLADDINGS}")
     return SimpleNamespace(
         meta=meta,
         domain={name: {k: tuple(v[:2]) for k, v in g.items()} for name, g in meta["grids"].items()},
         grids=meta["grids"],
-        straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
-        area={k: _straight_fit(t, *k, "area", False) for k in pols},
-        gamma=_straight_fit(t, "te", "z", "gamma", False),
-        bend={a: _bend_fits(t, a) for a in ("z", "y")},
-        coupler=_coupler_fit(t),
+        cladding=_all_claddings(meta, arrays, claddings),
     )
 
 
+def _as_one_wall(meta: dict, arrays: dict) -> tuple[dict, dict]:
+    """Tables of one wall and cladding (vertical, SiO2: the format before the angle axis) in the current
+    layout: a one-node angle axis at 90° and the "sio2" prefix, so the model's domain says what they cover."""
+    meta = json.loads(json.dumps(meta))
+    wall = float(meta.get("solver", {}).get("sidewall_angle_deg", 90.0))
+    clad = meta.get("solver", {}).get("cladding", "sio2")
+    for g in meta["grids"].values():
+        g["angle"] = [wall, wall, 1]
+    meta["claddings"] = [clad]
+    out = {}
+    for k, v in arrays.items():  # the angle axis goes last, before the radius axis of the bend tables
+        out[f"{clad}_{k}"] = v[..., None, :] if k.startswith("bend") else v[..., None]
+    return meta, out
+
+
+def _all_claddings(meta, arrays, claddings) -> dict:
+    # bends are tabulated for meta["bend_claddings"] (SiO2); the others take those (see ``tables``)
+    bend_clad = meta.get("bend_claddings", claddings)[0]
+    base = _cladding_fits(meta, arrays, bend_clad, None)
+    return {c: base if c == bend_clad else _cladding_fits(meta, arrays, c, base) for c in claddings}
+
+
 def domain() -> dict:
-    """Validity ranges of the tables: {"te" | "tm" | "bend" | "coupler": {axis: (lo, hi)}} (µm)."""
+    """Validity ranges of the tables: {"te" | "tm" | "bend" | "coupler": {axis: (lo, hi)}} (µm; angle in degrees)."""
     return _model().domain
 
 
 # ----------------------------------------------------------------------------- validation (concrete values only)
 
 
-def _check_geometry(domain: str, wl, width, film_thickness, etch_depth):
+def _check_geometry(domain: str, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding):
     d = _model().domain[domain]
+    check_choice("cladding", cladding, tuple(_model().cladding))
+    check_range("sidewall_angle_deg", sidewall_angle_deg, *d["angle"], unit="°")
     check_range("wl", wl, *d["wl"], unit="µm")
     check_range("width", width, *d["width"], unit="µm")
     check_range("film_thickness", film_thickness, *d["film"], unit="µm")
@@ -239,19 +301,19 @@ def _check_geometry(domain: str, wl, width, film_thickness, etch_depth):
         check_range("etch_depth / film_thickness", np.where(edge, np.clip(frac, lo, hi), frac), lo, hi)
 
 
-def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius):
+def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding):
     check_range("radius", radius, 0.0, math.inf, unit="µm", lo_open=True)
-    vals = [concrete(v) for v in (radius, wl, width, film_thickness, etch_depth)]
+    vals = [concrete(v) for v in (radius, wl, width, film_thickness, etch_depth, sidewall_angle_deg)]
     if any(v is None for v in vals):
         return
-    r, wl_, w, t, e = np.broadcast_arrays(*[np.asarray(v, float) for v in vals])
+    r, wl_, w, t, e, a = np.broadcast_arrays(*[np.asarray(v, float) for v in vals])
     bent = np.isfinite(r)
     if not bent.any():
         return
     if pol == "tm":
         raise ValueError(f"radius = {r[bent][0]:g} µm: TM bends are not tabulated (valid range [inf, inf] for TM)")
-    _check_geometry("bend", wl_[bent], w[bent], t[bent], e[bent])
-    rmin = _rmin(pol, axis, wl_[bent], w[bent], t[bent], e[bent] / t[bent])
+    _check_geometry("bend", wl_[bent], w[bent], t[bent], e[bent], a[bent], cladding)
+    rmin = _rmin(axis, cladding, wl_[bent], w[bent], t[bent], e[bent] / t[bent], a[bent])
     bad = r[bent] < rmin * (1 - 1e-9)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -262,16 +324,18 @@ def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius):
         )
 
 
-def _rmin(pol, axis, wl, w, t, f):
+def _rmin(axis, cladding, wl, w, t, f, angle):
     """Smallest guiding radius, multilinear in the node coordinates (NaN-free, inf where none)."""
     from scipy.interpolate import RegularGridInterpolator
 
     g = _model().grids["bend"]
-    rmin = _model().bend[axis][2]
-    pts = [lobatto(v[2]) for v in g.values()]
+    rmin = _model().cladding[cladding].bend[axis][2]
+    keep = [v[2] > 1 for v in g.values()]  # one-node axes (a table of one wall angle) drop out
+    pts = [lobatto(v[2]) for v, k in zip(g.values(), keep, strict=True) if k]
     lr = np.where(np.isfinite(rmin), np.log(np.where(np.isfinite(rmin), rmin, 1.0)), 50.0)
+    lr = lr.reshape([n for n, k in zip(lr.shape, keep, strict=True) if k])
     interp = RegularGridInterpolator(pts, lr)
-    us = [_unit_np(k, *v[:2], x) for (k, v), x in zip(g.items(), (wl, w, t, f), strict=True)]
+    us = [_unit_np(k, *v[:2], x) for (k, v), x, kp in zip(g.items(), (wl, w, t, f, angle), keep, strict=True) if kp]
     return np.exp(interp(np.clip(np.stack(us, axis=-1), -1, 1)))
 
 
@@ -283,17 +347,21 @@ def _check_mode(polarization, crystal_axis):
 # ----------------------------------------------------------------------------- public model
 
 
-def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis):
+def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, angle, cladding):
     f = etch_depth / film_thickness
-    m = _model()
-    n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f)
-    if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf)
-        return n0 * jnp.ones_like(jnp.asarray(radius, dtype=float))
+    m = _model().cladding[cladding]
+    n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f, angle)
+    if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf; NaN when traced)
+        r = jnp.asarray(radius, dtype=float)
+        return jnp.where(jnp.isposinf(r), n0, jnp.nan)
     kappa = 1.0 / jnp.asarray(radius, dtype=float)
-    return n0 + kappa**2 * m.bend[crystal_axis][0](wl, width, film_thickness, f, kappa)
+    shift = m.bend[crystal_axis][0](wl, width, film_thickness, f, angle, kappa)
+    # a straight ridge has no bend term (and may lie outside the narrower bend table, where the fit is NaN)
+    return n0 + kappa**2 * jnp.where(kappa == 0, 0.0, shift)
 
 
-def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z"):
+def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z",
+         sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Effective index (real) of the ridge's fundamental TE or TM mode.
 
     Args:
@@ -305,73 +373,88 @@ def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf
             refers to the centre radius (β = m/R).
         polarization: "te" (in-plane E) or "tm".
         crystal_axis: "z" (X-cut, propagation along y: TE sees n_e) or "y" (TE sees n_o).
+        sidewall_angle_deg: ridge sidewall angle from the horizontal (degrees; 90 = vertical).
+        cladding: "sio2" or "air" above the ridge (the box below is SiO2).
 
     Returns:
         n_eff, broadcast over the array arguments.
     """
     _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth)
-    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius)
-    return _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis)
+    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
+    return _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
+                 cladding)
 
 
-def ng(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z"):
+def ng(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z",
+       sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Group index n_g = n_eff − λ ∂n_eff/∂λ of the model itself (forward-mode derivative).
 
     Arguments as ``neff``.
     """
     _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth)
-    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius)
+    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
     wl = jnp.asarray(wl, dtype=float)
 
     def n_of(w):
-        return _neff(w, width, film_thickness, etch_depth, radius, polarization, crystal_axis)
+        return _neff(w, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
+                     cladding)
 
     n, dn = jax.jvp(n_of, (wl,), (jnp.ones_like(wl),))
     return n - wl * dn
 
 
-def eo_overlap(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35):
+def eo_overlap(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+               cladding=CLADDING):
     """Pockels overlap Γ of the straight TE mode (crystal_axis "z") with a uniform horizontal field.
 
     Γ = n_e ∫_LN |Ex|² dA / Re ∫ (E × H*)·ẑ dA, so that a uniform field E = V/g along
     crystal z in the LN shifts the index by |Δn_eff| = ½ n_e³ r33 Γ V/g (first-order
     perturbation; see ``modesolver.eo_overlap``). Arguments as ``neff``.
     """
-    _check_geometry("te", wl, width, film_thickness, etch_depth)
-    return _model().gamma(wl, width, film_thickness, etch_depth / film_thickness)
+    _check_geometry("te", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    return _model().cladding[cladding].gamma(wl, width, film_thickness, etch_depth / film_thickness,
+                                              sidewall_angle_deg)
 
 
-def mode_area_um2(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, polarization="te", crystal_axis="z"):
+def mode_area_um2(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, polarization="te", crystal_axis="z",
+                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Effective mode area (∫|E|²)² / ∫|E|⁴ (µm²) of the straight fundamental mode. Arguments as ``neff``."""
     _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth)
-    return _model().area[(polarization, crystal_axis)](wl, width, film_thickness, etch_depth / film_thickness)
+    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    return _model().cladding[cladding].area[(polarization, crystal_axis)](
+        wl, width, film_thickness, etch_depth / film_thickness, sidewall_angle_deg)
 
 
-def coupling_per_um(wl=1.55, gap=0.25, width=1.4, film_thickness=0.6, etch_depth=0.35):
+def coupling_per_um(wl=1.55, gap=0.25, width=1.4, film_thickness=0.6, etch_depth=0.35,
+                    sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two parallel identical ridges.
 
-    TE supermodes, crystal_axis "z"; gap is edge to edge at the ridge tops (µm). Power
-    transfer over a length L is sin²(C L).
+    TE supermodes, crystal_axis "z"; gap is edge to edge at the ridge tops (µm), as drawn: with sloped
+    walls the feet of the ridges are closer by 2·etch_depth/tan(angle), so C grows as the walls slope.
+    Power transfer over a length L is sin²(C L).
     """
     check_range("gap", gap, *_model().domain["coupler"]["gap"], unit="µm")
-    _check_geometry("coupler", wl, width, film_thickness, etch_depth)
-    return jnp.exp(_model().coupler(wl, gap, width, film_thickness, etch_depth / film_thickness))
+    _check_geometry("coupler", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    return jnp.exp(_model().cladding[cladding].coupler(wl, gap, width, film_thickness, etch_depth / film_thickness,
+                                                       sidewall_angle_deg))
 
 
-def bend_loss_db_per_cm(wl=1.55, radius=20.0, width=1.4, film_thickness=0.6, etch_depth=0.35):
+def bend_loss_db_per_cm(wl=1.55, radius=20.0, width=1.4, film_thickness=0.6, etch_depth=0.35,
+                        sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Radiation loss of a bend (dB/cm), TE, crystal_axis "z"; 0 for radius = inf.
 
     From Im n_eff of the bend solves (PML outside the bend), ln Im n_eff linear in R
     (fitted where Im n_eff > 2e-6, i.e. ≳ 0.7 dB/cm at 1.55 µm, and extrapolated to
     larger R). Below ~0.1 dB/cm the figure is an extrapolation, not a solve.
     """
-    _check_geometry("te", wl, width, film_thickness, etch_depth)
-    _check_bend("te", "z", wl, width, film_thickness, etch_depth, radius)
+    _check_geometry("te", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_bend("te", "z", wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
     f = etch_depth / film_thickness
-    l10, slope = _model().bend["z"][1]
+    l10, slope = _model().cladding[cladding].bend["z"][1]
     r = jnp.asarray(radius, dtype=float)
-    im = jnp.exp(l10(wl, width, film_thickness, f) + slope(wl, width, film_thickness, f) * (r - 10.0))
+    a = sidewall_angle_deg
+    log_im = l10(wl, width, film_thickness, f, a) + slope(wl, width, film_thickness, f, a) * (r - 10.0)
+    im = jnp.where(jnp.isposinf(r), 0.0, jnp.exp(jnp.where(jnp.isposinf(r), 0.0, log_im)))  # straight: no loss
     return 10 * _LOG10E * 2 * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * im * 1e4

@@ -50,6 +50,7 @@ from scipy.optimize import brentq
 
 from prismpic.checks import check_choice, check_range
 from prismpic.pdk.ridge_geometry import Mesh, Ridge, axis_nodes
+from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.yee_operators import cell_average, diff_ops, eigs_near, ln_fraction
 
 # ----------------------------------------------------------------------------- results
@@ -150,8 +151,8 @@ def solve_modes(
     etch_depth: float = 0.35,
     radius: float = math.inf,
     crystal_axis: str = "z",
-    cladding: str = "sio2",
-    sidewall_angle_deg: float = 90.0,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
     gap: float | None = None,
     symmetry: str | None = "pec",
     num_modes: int = 3,
@@ -375,8 +376,8 @@ def bend_modes(
     etch_depth: float = 0.35,
     radius: float = 20.0,
     crystal_axis: str = "z",
-    cladding: str = "sio2",
-    sidewall_angle_deg: float = 90.0,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
     mesh: Mesh | None = None,
     neff_guess: float | None = None,
     decouple_tm: bool = False,
@@ -427,6 +428,8 @@ def bend_shift(
     etch_depth: float = 0.35,
     crystal_axis: str = "z",
     mesh: Mesh | None = None,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
 ) -> tuple[complex, complex]:
     """TE bend shift n_bend − n_straight and its λ-derivative, without TE/TM hybridisation.
 
@@ -443,8 +446,9 @@ def bend_shift(
         (Δn_eff (complex; Im = radiation), dΔn_eff/dλ (1/µm)).
     """
     args = (wl, width, film_thickness, etch_depth)
-    st = straight_mode(*args, "te", crystal_axis, "sio2", 90.0, mesh, decouple_tm=True)
-    b = bend_modes(*args, radius, crystal_axis, mesh=mesh, neff_guess=st.neff.real, decouple_tm=True)
+    st = straight_mode(*args, "te", crystal_axis, cladding, sidewall_angle_deg, mesh, decouple_tm=True)
+    b = bend_modes(*args, radius, crystal_axis, cladding, sidewall_angle_deg, mesh=mesh, neff_guess=st.neff.real,
+                   decouple_tm=True)
     if "te" not in b:
         raise RuntimeError(f"no guided TE bend mode at radius = {radius} µm")
     return b["te"].neff - st.neff.real, b["te"].dneff_dwl - st.dneff_dwl
@@ -458,8 +462,8 @@ def solve_mode(
     radius: float = math.inf,
     polarization: str = "te",
     crystal_axis: str = "z",
-    cladding: str = "sio2",
-    sidewall_angle_deg: float = 90.0,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
     mesh: Mesh | None = None,
 ) -> Mode:
     """Fundamental TE (in-plane E) or TM mode of a single ridge.
@@ -519,8 +523,8 @@ def coupled_modes(
     film_thickness: float = 0.6,
     etch_depth: float = 0.35,
     crystal_axis: str = "z",
-    cladding: str = "sio2",
-    sidewall_angle_deg: float = 90.0,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
     mesh: Mesh | None = None,
 ) -> tuple[Mode, Mode]:
     """Even and odd TE supermodes of two identical ridges at top-edge gap ``gap`` (µm)."""
@@ -545,6 +549,8 @@ def solve_ridge_summary(
     polarization: str = "te",
     crystal_axis: str = "z",
     mesh: Mesh | None = None,
+    cladding: str = CLADDING,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
 ) -> dict:
     """One fresh solve, summarised as plain floats (for the CLI and reports).
 
@@ -554,7 +560,8 @@ def solve_ridge_summary(
         for a TE bend also neff_model and ng_model, the straight mode plus ``bend_shift``
         (the definition the compact model tabulates).
     """
-    m = solve_mode(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, mesh=mesh)
+    wall = {"cladding": cladding, "sidewall_angle_deg": sidewall_angle_deg}
+    m = solve_mode(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, mesh=mesh, **wall)
     out = {
         "neff": m.neff.real,
         "ng": m.ng,
@@ -564,8 +571,8 @@ def solve_ridge_summary(
         "gamma": m.ln_overlap,
     }
     if math.isfinite(radius) and polarization == "te":
-        st = solve_mode(wl, width, film_thickness, etch_depth, math.inf, "te", crystal_axis, mesh=mesh)
-        shift, dshift = bend_shift(wl, radius, width, film_thickness, etch_depth, crystal_axis, mesh)
+        st = solve_mode(wl, width, film_thickness, etch_depth, math.inf, "te", crystal_axis, mesh=mesh, **wall)
+        shift, dshift = bend_shift(wl, radius, width, film_thickness, etch_depth, crystal_axis, mesh, **wall)
         out["neff_model"] = st.neff.real + shift.real
         out["ng_model"] = st.ng + shift.real - wl * dshift.real
     return out

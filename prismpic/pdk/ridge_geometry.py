@@ -14,6 +14,7 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_positive, check_range
 from prismpic.pdk import materials
+from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
 
 # ----------------------------------------------------------------------------- geometry
 
@@ -40,8 +41,8 @@ class Ridge:
     width: float = 1.4
     film_thickness: float = 0.6
     etch_depth: float = 0.35
-    sidewall_angle_deg: float = 90.0
-    cladding: str = "sio2"
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG
+    cladding: str = CLADDING
     crystal_axis: str = "z"
     gap: float | None = None
     decouple_tm: bool = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gdsfactory.technology import LayerLevel, LayerStack, LogicalLayer
 
-from prismpic.checks import check_positive, check_range, concrete
+from prismpic.checks import check_choice, check_positive, check_range, concrete
 from prismpic.pdk.layers import LAYER
 
 FILM_THICKNESS = 0.6  # µm, X-cut LN film (seed S1-10: 1.4 × 0.6 µm ridge)
@@ -15,6 +15,16 @@ ETCH_DEPTH = 0.35
 BOX_THICKNESS = 4.7  # µm, buried thermal oxide (typical commercial LNOI wafers)
 CLAD_THICKNESS = 1.5  # µm, PECVD SiO2 above the ridge
 METAL_THICKNESS = 0.8  # µm, Au electrodes
+# Sidewall angle from the horizontal (90° = vertical). Dry-etched TFLN ridges are sloped: 76.5° (13.5° from
+# the vertical) in a TFLN foundry's technology description for its 400 nm X-cut platform (Luxtelligence
+# LNOI400, as described for Tidy3D/PhotonForge), ≈ 60–80° across published processes. The default stays at
+# the angle the installed dispersion tables cover (vertical walls) until the sloped-wall tables are built
+# (`prismpic tables`); then it becomes FOUNDRY_SIDEWALL_ANGLE_DEG.
+FOUNDRY_SIDEWALL_ANGLE_DEG = 76.5
+SIDEWALL_ANGLE_DEG = 90.0
+# Cladding above the ridge: "sio2" (PECVD oxide, CLAD_THICKNESS) or "air" (many published TFLN rings).
+CLADDING = "sio2"
+CLADDINGS = ("sio2", "air")
 # Propagation loss of the ridge: 0.2 dB/cm, the Luxtelligence lnoi400 PDK figure;
 # the best reported is 0.027 dB/cm (Zhang et al., Optica 4, 1536 (2017)).
 LOSS_DB_PER_CM = 0.2
@@ -28,9 +38,18 @@ def check_film(film_thickness: float, etch_depth: float) -> None:
         check_range("etch_depth", etch_depth, 0.0, float(film), unit="µm", lo_open=True, hi_open=True)
 
 
-def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = ETCH_DEPTH) -> LayerStack:
-    """Return the gdsfactory LayerStack for a film thickness and etch depth (µm)."""
+def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = ETCH_DEPTH,
+                    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG, cladding: str = CLADDING) -> LayerStack:
+    """Return the gdsfactory LayerStack of the process (µm; angle from the horizontal, degrees).
+
+    The ridge level carries the sidewall slope as gdsfactory counts it (from the vertical: 90° − angle),
+    anchored at the ridge top (``width_to_z = 1``: the drawn width is the top width, as the models take
+    it), so 3-D views and FDTD/mode exports see the ridge the models use; the slab level covers the
+    widening below the etch. The cladding level holds SiO2 or air above the film.
+    """
     check_film(film_thickness, etch_depth)
+    check_range("sidewall_angle_deg", sidewall_angle_deg, 45.0, 90.0, unit="°")
+    check_choice("cladding", cladding, CLADDINGS)
     slab = film_thickness - etch_depth
     return LayerStack(
         layers=dict(
@@ -46,7 +65,12 @@ def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = 
                 thickness=film_thickness,
                 zmin=0.0,
                 material="ln",
-                sidewall_angle=0.0,
+                sidewall_angle=90.0 - sidewall_angle_deg,
+                width_to_z=1.0,
+            ),
+            clad=LayerLevel(
+                layer=LogicalLayer(layer=LAYER.WAFER), thickness=film_thickness + CLAD_THICKNESS, zmin=0.0,
+                material=cladding, mesh_order=10,
             ),
             pcm=LayerLevel(layer=LogicalLayer(layer=LAYER.PCM), thickness=0.03, zmin=film_thickness, material="gsst"),
             electrode=LayerLevel(

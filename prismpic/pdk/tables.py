@@ -9,15 +9,21 @@ so that a full regeneration stays near ten minutes on two cores:
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic
   Hermite data: 2e-5 in n_eff, 4e-4 in n_g against solves inside the band);
   Γ (axis z) and mode areas come from the same solves;
-- straight TM (both axes) on a smaller, default-ish box;
+- straight TM (both axes) on a smaller, default-ish box, Richardson-extrapolated in the mesh step;
 - bends (TE, both axes): the bend shift n_bend − n_straight and its λ-derivative at three
   radii on a coarser geometry grid (a correction that vanishes as 1/R → 0), and Im n_eff
   for the radiation loss;
 - directional couplers (TE, axis z): even and odd supermodes vs gap, with their
   λ-derivatives.
 
-Widths are gridded in 1/width (n_eff is nearly polynomial in it), etch depths as the
-etched fraction of the film.
+Every table has a sidewall-angle axis (degrees from the horizontal, 60–90) and one set per cladding
+(``CLADDINGS``: SiO2 and air above the ridge; the box below is SiO2). Widths are gridded in 1/width
+(n_eff is nearly polynomial in it), etch depths as the etched fraction of the film; the width is the
+top width of the ridge and the coupler gap the gap between the ridge tops, as drawn on the mask.
+
+The build is restartable: every finished solve is appended to a cache file beside the output
+(``.dispersion_tables.cache.jsonl``) and reused by the next build; the cache is removed once the
+tables are written.
 """
 
 from __future__ import annotations
@@ -36,14 +42,33 @@ import numpy as np
 DATA_DIR = Path(__file__).parent / "data"
 TABLE_NAME = "dispersion_tables"
 
-# --- grid: (lo, hi, nodes) per axis; widths are gridded in 1/width
+# --- grid: (lo, hi, nodes) per axis; widths are gridded in 1/width, sidewall angles in degrees from the
+# horizontal (90 = vertical). n_eff is quadratic in the angle to < 1e-4 over 60–90° (solves at 67.5° and
+# 82.5° against the 3-node fit, three corners of the TE domain), ln C(gap) is not (4 % off): 4 nodes.
 WL = (1.45, 1.65)
-STRAIGHT_TE = {"wl": (*WL, 2), "width": (0.8, 2.2, 5), "film": (0.3, 0.8, 5), "etch_fraction": (0.3, 0.8, 4)}
-STRAIGHT_TM = {"wl": (*WL, 2), "width": (1.0, 2.0, 3), "film": (0.5, 0.7, 3), "etch_fraction": (0.5, 0.8, 3)}
-BEND = {"wl": (*WL, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.5, 0.8, 3)}
+ANGLE = (60.0, 90.0, 3)
+STRAIGHT_TE = {"wl": (*WL, 2), "width": (0.8, 2.2, 5), "film": (0.3, 0.8, 5), "etch_fraction": (0.3, 0.8, 4),
+               "angle": ANGLE}
+STRAIGHT_TM = {"wl": (*WL, 2), "width": (1.0, 2.0, 3), "film": (0.5, 0.7, 3), "etch_fraction": (0.5, 0.8, 3),
+               "angle": ANGLE}
+# The bend shift (a correction that vanishes as 1/R → 0) moves little with the wall angle: linear in it (2 nodes).
+BEND = {"wl": (*WL, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.5, 0.8, 3),
+        "angle": (60.0, 90.0, 2)}
 BEND_RADII = (10.0, 16.0, 40.0)
-COUPLER = {"wl": (*WL, 2), "gap": (0.1, 1.0, 4), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.4, 0.8, 4)}  # fmt: skip
+COUPLER = {"wl": (*WL, 2), "gap": (0.1, 1.0, 4), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3),
+           "etch_fraction": (0.4, 0.8, 4), "angle": (60.0, 90.0, 4)}
 AXES = ("z", "y")
+CLADDINGS = ("sio2", "air")
+# X-cut film with TE along crystal z: TE0 (n_e) and TM0 (n_o) cross near 0.6–0.65 µm film, and a bend mixes
+# them (an avoided crossing); the bend eigenmode is also solved without decoupling there, so the ring model can
+# carry the mixing (0.013 in n_g at 0.6 µm film, R = 20 µm, 1.55 µm) that the decoupled shift leaves out.
+HYBRID_AXES = ("z",)
+# Bends are solved under SiO2 only: the bend shift and the radiation into the slab are set by the LN slab,
+# which the cladding hardly changes; air-clad rings take the SiO2 bend shift and loss (see ``dispersion``).
+BEND_CLADDINGS = ("sio2",)
+# TM0's main field is normal to the film faces and singular at the ridge corners: its n_eff converges as h²
+# from above (+1e-3 at 30 nm). TM entries are Richardson-extrapolated from these two steps (µm).
+TM_STEPS = (0.03, 0.015)
 
 
 def lobatto(n: int) -> np.ndarray:
@@ -67,31 +92,40 @@ def grid_nodes(spec: dict) -> dict:
 # ----------------------------------------------------------------------------- jobs (worker side)
 
 
-def _straight_job(axis, pol, wl, w, t, f, decouple_tm=False):
+def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False):
     from prismpic.pdk import modesolver as ms
 
     try:
-        m = ms.straight_mode(wl, w, t, f * t, pol, axis, "sio2", 90.0, None, decouple_tm=decouple_tm)
+        if pol == "tm":  # Richardson: n(0) = (h1² n(h2) − h2² n(h1)) / (h1² − h2²), error ∝ h²
+            (h1, h2) = TM_STEPS
+            m1, m = (ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, ms.Mesh(step=h), decouple_tm=decouple_tm)
+                     for h in (h1, h2))
+            r = h1**2 / (h1**2 - h2**2)
+            neff = r * m.neff - (r - 1) * m1.neff
+            dneff = r * m.dneff_dwl - (r - 1) * m1.dneff_dwl
+            return (neff, dneff, m.ln_overlap, m.mode_area_um2, m.te_fraction)
+        m = ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, None, decouple_tm=decouple_tm)
     except RuntimeError:
         return None
     return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
 
 
-def _bend_job(axis, wl, w, t, f, radius, guess):
+def _bend_job(clad, angle, axis, wl, w, t, f, radius, guess, decouple_tm=True):
     from prismpic.pdk import modesolver as ms
 
     try:
-        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, neff_guess=guess, decouple_tm=True)["te"]
+        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle,
+                          neff_guess=guess, decouple_tm=decouple_tm)["te"]
     except (RuntimeError, KeyError):
         return None
     return (m.neff, m.dneff_dwl)
 
 
-def _coupler_job(wl, gap, w, t, f):
+def _coupler_job(clad, angle, wl, gap, w, t, f):
     from prismpic.pdk import modesolver as ms
 
     try:
-        even, odd = ms.coupled_modes(wl, gap, w, t, f * t)
+        even, odd = ms.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle)
     except RuntimeError:
         return None
     return (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
@@ -105,24 +139,67 @@ def _run(task):
     return kind, key, res, time.process_time() - c0
 
 
-def _map(tasks, workers, progress, done0, total):
-    """Run tasks (in ``workers`` processes), calling progress(done, total) as they finish."""
-    results, done, cpu = {}, done0, 0.0
+# ----------------------------------------------------------------------------- cache (restartable builds)
+
+
+def _encode(res):
+    if res is None:
+        return None
+    return [[v.real, v.imag] if isinstance(v, complex) else float(v) for v in (complex(x) if np.iscomplexobj(x)
+                                                                            else x for x in res)]
+
+
+def _decode(res):
+    if res is None:
+        return None
+    return tuple(complex(*v) if isinstance(v, list) else v for v in res)
+
+
+def _load_cache(path: Path) -> dict:
+    """Finished solves of an interrupted build: {(kind, key): result}; a torn last line is ignored."""
+    done = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            done[(item["kind"], _tuplify(item["key"]))] = _decode(item["res"])
+    return done
+
+
+def _tuplify(x):
+    return tuple(_tuplify(v) for v in x) if isinstance(x, list) else x
+
+
+def _map(tasks, workers, progress, done0, total, cache: dict, cache_file):
+    """Run the tasks not in ``cache`` (in ``workers`` processes), appending each result to ``cache_file``
+    and calling progress(done, total) as they finish."""
+    results = {(k, key): cache[(k, key)] for k, key, _ in tasks if (k, key) in cache}
+    todo = [t for t in tasks if (t[0], t[1]) not in cache]
+    done, cpu = done0 + len(results), 0.0
+    if progress and results:
+        progress(done, total)
+    if not todo:
+        return results, done, cpu
     if workers <= 1:
-        outputs = map(_run, tasks)
+        outputs = map(_run, todo)
     else:
         pool = mp.get_context("spawn").Pool(workers)
-        outputs = pool.imap_unordered(_run, tasks, chunksize=2)
+        outputs = pool.imap_unordered(_run, todo, chunksize=2)
     try:
-        for kind, key, res, seconds in outputs:
-            results[(kind, key)] = res
-            cpu += seconds
-            done += 1
-            if progress:
-                progress(done, total)
+        with open(cache_file, "a") as log:
+            for kind, key, res, seconds in outputs:
+                results[(kind, key)] = res
+                log.write(json.dumps({"kind": kind, "key": key, "res": _encode(res)}) + "\n")
+                log.flush()
+                cpu += seconds
+                done += 1
+                if progress:
+                    progress(done, total)
     finally:
         if workers > 1:
-            pool.close()
+            pool.terminate()
             pool.join()
     return results, done, cpu
 
@@ -130,19 +207,25 @@ def _map(tasks, workers, progress, done0, total):
 # ----------------------------------------------------------------------------- build
 
 
+def _product(g):
+    return list(np.ndindex(*(len(v) for v in g.values())))
+
+
+def _point(g, idx):
+    return [float(v[i]) for v, i in zip(g.values(), idx, strict=True)]
+
+
 def build_tables(
     out_dir: str | Path | None = DATA_DIR,
     progress=None,
     workers: int | None = None,
-    parts: tuple[str, ...] = ("straight", "bend", "coupler"),
 ) -> dict:
     """Solve the parameter grids and write the tables (npz) and their metadata (json).
 
     Args:
-        out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (None or default: package data).
+        out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (None: the package data folder).
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
-        parts: which tables to solve; the others are kept from the existing file in out_dir.
 
     Returns:
         the metadata dict written to the json file.
@@ -154,101 +237,109 @@ def build_tables(
     workers = workers or min(2, os.cpu_count() or 1)
     out_dir = Path(out_dir) if out_dir is not None else DATA_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
+    cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
+    cache = _load_cache(cache_file)
     t0, c0 = time.perf_counter(), time.process_time()
 
     te, tm, bd, cp = (grid_nodes(s) for s in (STRAIGHT_TE, STRAIGHT_TM, BEND, COUPLER))
-
-    def product(g):
-        return list(np.ndindex(*(len(v) for v in g.values())))
-
-    def point(g, idx):
-        return [v[i] for v, i in zip(g.values(), idx, strict=True)]
-
     phase1 = []
-    for axis in AXES:
-        if "straight" in parts:
-            for idx in product(te):
-                phase1.append(("straight", ("te", axis, "grid", idx), (axis, "te", *point(te, idx))))
-            for idx in product(tm):
-                phase1.append(("straight", ("tm", axis, "grid", idx), (axis, "tm", *point(tm, idx))))
-        if "bend" in parts:
-            for idx in product(bd):  # straight references at the bend nodes (see modesolver.bend_shift)
-                phase1.append(("straight", ("te", axis, "bend", idx), (axis, "te", *point(bd, idx), True)))
-    if "coupler" in parts:
-        for idx in product(cp):
-            phase1.append(("coupler", idx, point(cp, idx)))
-    n_bend = len(AXES) * len(product(bd)) * len(BEND_RADII) if "bend" in parts else 0
+    for clad in CLADDINGS:
+        for axis in AXES:
+            for name, g in (("te", te), ("tm", tm)):
+                for idx in _product(g):
+                    wl, w, t, f, a = _point(g, idx)
+                    phase1.append(("straight", (clad, name, axis, "grid", idx), (clad, a, axis, name, wl, w, t, f)))
+            for idx in _product(bd) if clad in BEND_CLADDINGS else ():  # straight references at the bend nodes
+                wl, w, t, f, a = _point(bd, idx)
+                phase1.append(("straight", (clad, "te", axis, "bend", idx), (clad, a, axis, "te", wl, w, t, f, True)))
+        for idx in _product(cp):
+            wl, gap, w, t, f, a = _point(cp, idx)
+            phase1.append(("coupler", (clad, idx), (clad, a, wl, gap, w, t, f)))
+    n_bend = len(BEND_CLADDINGS) * (len(AXES) + len(HYBRID_AXES)) * len(_product(bd)) * len(BEND_RADII)
     total = len(phase1) + n_bend
-    # the slowest jobs first, so that the pool drains evenly
-    phase1.sort(key=lambda task: task[0] != "coupler")
-    res1, done, cpu1 = _map(phase1, workers, progress, 0, total)
+    phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
+    res1, done, cpu1 = _map(phase1, workers, progress, 0, total, cache, cache_file)
 
     phase2 = []
-    for axis in AXES if "bend" in parts else ():
-        for idx in product(bd):
-            ref = res1[("straight", ("te", axis, "bend", idx))]
-            guess = ref[0].real if ref is not None else None
-            for k, radius in enumerate(BEND_RADII):
-                phase2.append(("bend", (axis, idx, k), (axis, *point(bd, idx), radius, guess)))
-    res2, done, cpu2 = _map(phase2, workers, progress, done, total)
+    for clad in BEND_CLADDINGS:
+        for axis in AXES:
+            for idx in _product(bd):
+                ref = res1[("straight", (clad, "te", axis, "bend", idx))]
+                guess = ref[0].real if ref is not None else None
+                wl, w, t, f, a = _point(bd, idx)
+                for k, radius in enumerate(BEND_RADII):
+                    phase2.append(("bend", (clad, axis, idx, k), (clad, a, axis, wl, w, t, f, radius, guess)))
+                    if axis in HYBRID_AXES:  # the true (TE/TM-mixed) bend eigenmode, beside the decoupled one
+                        phase2.append(("bend", (clad, axis, idx, k, "hybrid"),
+                                       (clad, a, axis, wl, w, t, f, radius, guess, False)))
+    res2, done, cpu2 = _map(phase2, workers, progress, done, total, cache, cache_file)
 
     arrays = {}
-    old_file = out_dir / f"{TABLE_NAME}.npz"
-    if set(parts) != {"straight", "bend", "coupler"}:
-        with np.load(old_file) as f:
-            arrays.update({k: f[k] for k in f.files})
-    for name, g, pol in (("te", te, "te"), ("tm", tm, "tm")) if "straight" in parts else ():
-        shape = tuple(len(v) for v in g.values())
-        for axis in AXES:
-            a = np.full((5, *shape), np.nan)
-            for idx in product(g):
-                r = res1[("straight", (pol, axis, "grid", idx))]
-                if r is not None:
-                    a[(slice(None), *idx)] = [r[0].real, r[1].real, r[2], r[3], r[4]]
-            for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
-                arrays[f"{name}_{axis}_{q}"] = a[j]
-    shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
-    for axis in AXES if "bend" in parts else ():
-        b = np.full((3, *shape), np.nan)
-        for idx in product(bd):
-            ref = res1[("straight", ("te", axis, "bend", idx))]
-            for k in range(len(BEND_RADII)):
-                r = res2[("bend", (axis, idx, k))]
-                if ref is not None and r is not None:
-                    b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
-        for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
-            arrays[f"bend_te_{axis}_{q}"] = b[j]
-    if "coupler" in parts:
+    for clad in CLADDINGS:
+        for name, g in (("te", te), ("tm", tm)):
+            shape = tuple(len(v) for v in g.values())
+            for axis in AXES:
+                a = np.full((5, *shape), np.nan)
+                for idx in _product(g):
+                    r = res1[("straight", (clad, name, axis, "grid", idx))]
+                    if r is not None:
+                        a[(slice(None), *idx)] = [r[0].real, r[1].real, r[2], r[3], r[4]]
+                for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
+                    arrays[f"{clad}_{name}_{axis}_{q}"] = a[j]
+        shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
+        for axis in AXES if clad in BEND_CLADDINGS else ():
+            b = np.full((3, *shape), np.nan)
+            for idx in _product(bd):
+                ref = res1[("straight", (clad, "te", axis, "bend", idx))]
+                for k in range(len(BEND_RADII)):
+                    r = res2[("bend", (clad, axis, idx, k))]
+                    if ref is not None and r is not None:
+                        b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
+            for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
+                arrays[f"{clad}_bend_te_{axis}_{q}"] = b[j]
+            if axis in HYBRID_AXES:  # n_hybrid − n_decoupled of the bend eigenmode, and its λ-derivative
+                h = np.full((2, *shape), np.nan)
+                for idx in _product(bd):
+                    for k in range(len(BEND_RADII)):
+                        r, rh = res2[("bend", (clad, axis, idx, k))], res2[("bend", (clad, axis, idx, k, "hybrid"))]
+                        if r is not None and rh is not None:
+                            h[(slice(None), *idx, k)] = [(rh[0] - r[0]).real, (rh[1] - r[1]).real]
+                arrays[f"{clad}_bend_te_{axis}_hybrid_dneff"] = h[0]
+                arrays[f"{clad}_bend_te_{axis}_hybrid_ddneff_dwl"] = h[1]
         shape = tuple(len(v) for v in cp.values())
         c = np.full((4, *shape), np.nan)
-        for idx in product(cp):
-            r = res1[("coupler", idx)]
+        for idx in _product(cp):
+            r = res1[("coupler", (clad, idx))]
             if r is not None:
                 c[(slice(None), *idx)] = r
         for j, q in enumerate(("neven", "nodd", "dneven_dwl", "dnodd_dwl")):
-            arrays[f"coupler_{q}"] = c[j]
+            arrays[f"{clad}_coupler_{q}"] = c[j]
 
     import scipy
 
     import prismpic
+    from prismpic.fileio import write_atomic
     from prismpic.pdk import modesolver as ms
 
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     meta = {
         "description": "TFLN ridge mode-solver tables for prismpic.pdk.dispersion",
         "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND, "coupler": COUPLER},
+        "claddings": list(CLADDINGS),
+        "bend_claddings": list(BEND_CLADDINGS),
         "bend_radii_um": list(BEND_RADII),
         "grid_nodes": "Chebyshev-Lobatto; width nodes are Lobatto in 1/width",
-        "units": "µm; neff dimensionless; dneff_dwl 1/µm; area µm²",
+        "units": "µm; neff dimensionless; dneff_dwl 1/µm; area µm²; angle degrees from the horizontal",
+        "geometry": "width = ridge top width, gap = gap between ridge tops (as drawn); box SiO2 below",
         "solver": {
             "method": "full-vector Yee finite differences (prismpic.pdk.modesolver)",
             "mesh": asdict(ms.Mesh()),
-            "cladding": "sio2",
-            "sidewall_angle_deg": 90.0,
+            "tm_richardson_steps_um": list(TM_STEPS),
         },
-        "parts_solved": list(parts),
-        "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift)",
+        "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift); bend_te_z_hybrid_*: "
+                      "the TE-like bend eigenmode without decoupling minus the decoupled one",
         "n_solves": len(phase1) + len(phase2),
+        "n_solves_reused_from_cache": len(cache),
         "build_wall_s": round(wall, 1),
         "build_solver_cpu_s": round(cpu1 + cpu2, 1),
         "build_parent_cpu_s": round(cpu, 1),
@@ -261,8 +352,10 @@ def build_tables(
             "python": platform.python_version(),
         },
     }
-    np.savez_compressed(out_dir / f"{TABLE_NAME}.npz", **arrays)
-    (out_dir / f"{TABLE_NAME}.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+    write_atomic(out_dir / f"{TABLE_NAME}.npz", lambda f: np.savez_compressed(f, **arrays), binary=True)
+    write_atomic(out_dir / f"{TABLE_NAME}.json", lambda f: f.write(json.dumps(meta, indent=1, ensure_ascii=False)
+                                                                   + "\n"))
+    cache_file.unlink(missing_ok=True)
     return meta
 
 
@@ -273,5 +366,5 @@ if __name__ == "__main__":  # python -m prismpic.pdk.tables
         if done % 20 == 0 or done == total:
             print(f"{done}/{total}", file=sys.stderr, flush=True)
 
-    m = build_tables(progress=_print)
+    m = build_tables(sys.argv[1] if len(sys.argv) > 1 else None, progress=_print)
     print(f"built in {m['build_wall_s']} s wall, {m['n_solves']} solves")

@@ -145,7 +145,7 @@ def test_drawn_gap_and_radius():
 def test_coupling_angle_quadrature_and_closed_form(monkeypatch):
     # an exponential C(g) = C0 e^{−γ g}: Φ → C0 e^{−γ gap} √(2π R_o/γ) for γ R_o ≫ 1
     c0, gam = 0.5, 4.0
-    monkeypatch.setattr(dispersion, "coupling_per_um", lambda wl, g, *a: c0 * jnp.exp(-gam * g) + 0 * wl)
+    monkeypatch.setattr(dispersion, "coupling_per_um", lambda wl, g, *a, **wall: c0 * jnp.exp(-gam * g) + 0 * wl)
     for radius, gap in ((20.0, 0.2), (60.0, 0.4), (10.0, 0.15)):
         phi = float(ring_physics.coupling_angle(1.55, gap, radius, W))
         ro = radius + W / 2

@@ -12,8 +12,8 @@ import sax
 from scipy.optimize import brentq
 
 from prismpic.analysis.calibration.results import SCHEMA
-from prismpic.analysis.measurements import read_table, read_transfer_csv
-from prismpic.checks import check_range
+from prismpic.analysis.measurements import read_transfer_csv
+from prismpic.checks import check_number, check_range
 from prismpic.components import pcm as pcm_mod
 from prismpic.fileio import jsonable, write_json_atomic
 
@@ -80,8 +80,11 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
         if k not in settings or k in ("wl", "crystalline_fraction"):
             raise ValueError(f"design parameter {k!r} is not a pcm_transmission parameter; valid: "
                              f"{sorted(k for k in settings if k not in ('wl', 'crystalline_fraction'))}")
+    for k, val in design.items():
+        check_number(f"design {k}", val)
     geo = {k: val for k, val in settings.items() if k not in ("wl", "crystalline_fraction")}
     geo.update(design)
+    pcm_mod.transmission_db(wl, 0.0, **geo)  # the cell model's range checks, eagerly (the fit below is jitted)
     labels = list(range(t.size)) if levels is None else list(levels)
     if len(labels) != t.size:
         raise ValueError(f"levels has {len(labels)} labels for {t.size} transmissions")
@@ -121,9 +124,8 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
 
 def calibrate_pcm_csv(path, **kwargs) -> PcmCalibration:
     """Read ``transmission_db``/``transmission`` (and optional ``level``, ``wavelength_nm``) columns, then
-    ``calibrate_pcm``."""
-    header = read_table(path, "pcm levels").header
-    x, t, wl, _ = read_transfer_csv(path, ("level",) if "level" in header else (), "pcm levels")
+    ``calibrate_pcm``; without a ``level`` column the levels are numbered 0, 1, ... in file order."""
+    x, t, wl, _ = read_transfer_csv(path, ("level",), "pcm levels", x_optional=True)
     if wl is not None:
         if np.ptp(wl) > 1e-9:
             raise ValueError(f"{Path(path).name}: one wavelength per file (the wavelength column varies)")

@@ -35,6 +35,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import sax
+
 from prismpic.analysis.calibration.ring_figure import plot_ring_calibration
 from prismpic.checks import check_choice
 from prismpic.components import rings
@@ -46,18 +48,41 @@ SCHEMA = "prismpic.params/1"
 def load_params(path) -> dict:
     """Read a parameter file written by calibration and check its schema and ring block."""
     path = Path(path)
+    where = f"params = {str(path)!r}"
     if not path.is_file():
-        raise ValueError(f"params = {str(path)!r} is not a readable file")
+        raise ValueError(f"{where} is not a readable file")
     try:
-        data = json.loads(path.read_text())
+        text = path.read_bytes().decode("utf-8-sig")
+        data = json.loads(text)
+    except OSError as e:
+        raise ValueError(f"{where} cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where} is not UTF-8 text (byte {e.start}); JSON files are UTF-8") from None
     except json.JSONDecodeError as e:
-        raise ValueError(f"params = {str(path)!r} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        raise ValueError(f"{where} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise ValueError(f"{where} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
-        raise ValueError(f"params = {str(path)!r} must hold a JSON object, got {type(data).__name__}")
+        raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
     if "ring" in data:
         kind = data.get("ring_kind", "add_drop")
+        if not isinstance(kind, str):
+            raise ValueError(f"{where}: ring_kind = {kind!r} must be 'add_drop' or 'all_pass'")
         check_choice("ring_kind", kind, ("add_drop", "all_pass"))
-        rings.ring_params(kind, data["ring"])  # unknown keys raise
+        ring = data["ring"]
+        if not isinstance(ring, dict):
+            raise ValueError(f"{where}: the ring block must be a JSON object of ring model parameters, got "
+                             f"{type(ring).__name__}")
+        full = rings.ring_params(kind, ring)  # unknown keys raise
+        for k, v in ring.items():
+            if not (k == "gap_drop" and v is None) and (isinstance(v, bool) or not isinstance(v, int | float)):
+                raise ValueError(f"{where}: ring {k} = {v!r} must be a number")
+        model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
+        accepted = sax.get_settings(model)
+        try:  # the model's range checks, before anything uses the parameters
+            model(wl=1.55, **{k: v for k, v in full.items() if k in accepted})
+        except ValueError as e:
+            raise ValueError(f"{where}: ring block: {e}") from None
     return data
 
 

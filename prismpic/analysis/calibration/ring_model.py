@@ -16,6 +16,7 @@ import numpy as np
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics, rings
+from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
 
 RING_ARGS = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
              "electrode_width", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
@@ -27,6 +28,9 @@ RING_BLOCK = ("radius", "gap", "gap_drop", "width", "film_thickness", "etch_dept
 # and a fit uses the Jacobian columns of the ones it moves
 FIT_PARAMS = ("gap", "gap_drop", "loss_db_per_cm", "film_thickness", "width", "radius")
 N_NODES = 16  # Chebyshev nodes over a spectrum's span for the ring's slowly varying ingredients
+# process parameters of the ring models that the fits do not take yet: they run at the stack's values
+# (a design cannot set them: they are not in RING_ARGS, and the parameter file's ring block does not hold them)
+STACK_ONLY = {"sidewall_angle_deg": SIDEWALL_ANGLE_DEG, "cladding": CLADDING}
 
 
 def ring_sax_model(kind: str):
@@ -119,8 +123,13 @@ def fit_vector(p: dict) -> np.ndarray:
 
 def held_params(p: dict) -> dict:
     """The parameters outside ``FIT_PARAMS`` as the jitted functions take them: floats as arrays,
-    None kept (static structure), bus_length and gap_drop always present."""
-    out = {k: None if v is None else jnp.asarray(float(v)) for k, v in p.items() if k not in FIT_PARAMS}
+    None kept (static structure), bus_length and gap_drop always present; ValueError unless the
+    ``STACK_ONLY`` parameters hold the stack's values."""
+    for k, v in STACK_ONLY.items():
+        if k in p and p[k] != v:
+            raise ValueError(f"{k} = {p[k]!r}: ring calibration runs at the stack's {k} ({v!r}) only")
+    out = {k: None if v is None else jnp.asarray(float(v)) for k, v in p.items()
+           if k not in FIT_PARAMS and k not in STACK_ONLY}
     out.setdefault("bus_length", None)
     out.setdefault("gap_drop", None)
     return out

@@ -13,12 +13,13 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+import sax
 from scipy.optimize import brentq
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.analysis.calibration.ring_model import RING_ARGS, full_ring_params
-from prismpic.checks import check_range
-from prismpic.components import ring_physics
+from prismpic.checks import check_number, check_range
+from prismpic.components import ring_physics, rings
 from prismpic.components.lineshapes import x_from_fwhm
 from prismpic.pdk import dispersion
 from prismpic.pdk.rules import RULES
@@ -40,7 +41,14 @@ def design_params(kind: str, design: dict | None) -> dict:
             raise ValueError(f"design parameter {k!r} is not a ring model parameter; valid: {sorted(RING_ARGS)}")
     if kind == "all_pass" and design.get("gap_drop") is not None:
         raise ValueError("gap_drop is not a parameter of the all-pass ring (kind='all_pass')")
-    return full_ring_params(kind, design)
+    for k, v in design.items():
+        if not (k == "gap_drop" and v is None):
+            check_number(f"design {k}", v)
+    full = full_ring_params(kind, design)
+    model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
+    accepted = sax.get_settings(model)
+    model(wl=1.55, **{k: v for k, v in full.items() if k in accepted})  # the model's range checks, before any fit
+    return full
 
 
 def _domain(name: str, etch_depth: float | None = None) -> tuple[float, float]:
