@@ -135,9 +135,11 @@ def bad_dir_out():
     return st.builds(make, st.sampled_from(["missing_parent", "file_parent", "is_file", "readonly"]), names)
 
 
-def set_item(data, numeric: list[str], positive: list[str], known: list[str]):
-    """A bad ``--set`` item and the tokens its message must hold."""
-    kind = data.draw(st.sampled_from(["malformed", "unknown", "typed", "non_finite", "huge", "negative"]))
+def set_item(data, numeric: list[str], positive: list[str], known: list[str], huge: bool = False):
+    """A bad ``--set`` item and the tokens its message must hold; ``huge``: values beyond the layout coordinate
+    range too (refused by ``layout`` for any numeric cell parameter; a model's length is not bounded by it)."""
+    kinds = ["malformed", "unknown", "typed", "non_finite", "negative"] + (["huge"] if huge else [])
+    kind = data.draw(st.sampled_from(kinds))
     if kind == "malformed":
         item = data.draw(st.text(NAME_CHARS + " ", min_size=1, max_size=10).filter(lambda s: "=" not in s))
         return item, ["--set"]
@@ -186,7 +188,7 @@ def test_fuzz_layout(area, pdk, data):
     else:
         numeric = _numeric_params(cell)
         positive = [k for k in numeric if k.endswith(POSITIVE_ENDINGS)]
-        item, tokens = set_item(data, numeric, positive, numeric)
+        item, tokens = set_item(data, numeric, positive, numeric, huge=True)
         args += ["--set", item]
     run_bad(area, args, tokens, prepare)
 
@@ -316,9 +318,9 @@ def test_fuzz_calibrate_ring(area, data):
         extra = [opt, data.draw(junk_text.filter(lambda s: s not in valid))]
         tokens = [opt]
     elif slot == "spec":
-        opt, name, lo, hi = data.draw(st.sampled_from([("--fsr", "fsr_nm", 0.05, 200), ("--q", "q_loaded", 10, 1e9),
-                                                       ("--er", "extinction_db", 1e-9, 80)]))
-        opts[opt] = data.draw(st.sampled_from(["nan", "inf", "-inf"]) | st.floats(-1e6, lo * 0.99).map(repr)
+        opt, name, below, hi = data.draw(st.sampled_from([("--fsr", "fsr_nm", 0.0499, 200), ("--q", "q_loaded", 9.99, 1e9),
+                                                          ("--er", "extinction_db", 0.0, 80)]))  # er in (0, 80]
+        opts[opt] = data.draw(st.sampled_from(["nan", "inf", "-inf"]) | st.floats(-1e6, below).map(repr)
                               | st.floats(hi * 1.01, 1e300).map(repr))
         tokens = [name, opt]
     elif slot == "radius":

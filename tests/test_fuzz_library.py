@@ -209,7 +209,7 @@ def test_fuzz_calibration_inputs(data):
     case = data.draw(st.sampled_from(["specs", "pcm", "pcm_wl", "mzm"]))
     if case == "specs":
         arg, lo, hi = data.draw(st.sampled_from([("fsr_nm", 0.05, 200.0), ("q_loaded", 10.0, 1e9),
-                                                 ("extinction_db", 1e-9, 80.0)]))
+                                                 ("extinction_db", 0.0, 80.0)]))
         kw = {"fsr_nm": 8.2, "q_loaded": 1e4, "extinction_db": 10.0, "radius": 20.0}
         kw[arg] = data.draw(outside(lo, hi))
         raises_naming(cal.calibrate_ring_specs, arg, **kw)

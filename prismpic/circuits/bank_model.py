@@ -48,6 +48,7 @@ def channel_plan_um(d: int = 32, spacing_nm: float = GRID_SPACING_NM, center_nm:
     """Wavelengths (µm) of d channels on a uniform grid centred on ``center_nm`` (S1-03: 1.6 nm; d = 32: the seed's)."""
     check_range("d", d, 1, 1024)
     check_range("spacing_nm", spacing_nm, 0.01, 100.0, unit="nm")
+    check_range("center_nm", center_nm, 0.0, math.inf, unit="nm", lo_open=True, hi_open=True)
     return (center_nm + spacing_nm * (np.arange(d) - (d - 1) / 2)) * 1e-3
 
 

@@ -9,6 +9,8 @@ The physics and its sources are described in ``prismpic.components.rings``.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -67,6 +69,8 @@ def coupling_angle(
         film_thickness: LN film thickness (µm).
         etch_depth: ridge etch depth (µm).
     """
+    check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")  # concrete values (the fits jit this)
+    check_range("gap", gap, RULES.min_ridge_gap, MAX_GAP, unit="µm")
     wl = jnp.asarray(wl, dtype=float)
     r_out = radius + width / 2
     z_max = jnp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
@@ -406,6 +410,8 @@ def check_ring_physics(
 
 def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
     """Bus length (µm) when ``bus_length`` is None: the ring's slab band plus a ridge width each side."""
+    check_range("radius", radius, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
+    check_range("width", width, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
     return 2 * (radius + width + SLAB_MARGIN)
 
 

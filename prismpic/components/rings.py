@@ -41,7 +41,7 @@ import klayout.db as kdb
 import numpy as np
 import sax
 
-from prismpic.checks import check_choice
+from prismpic.checks import check_choice, check_range
 from prismpic.components.model_signature import model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
@@ -114,6 +114,7 @@ def floating_disk(radius: float = 10.0) -> gf.Component:
     Args:
         radius: disk radius (µm).
     """
+    check_range("radius", radius, 0.0, 1e4, unit="µm", lo_open=True)
     ensure_active()
     c = gf.Component()
     c.add_polygon(_circle_points(radius, _n_vertices(radius)), layer=LAYER.ELECTRODE)
