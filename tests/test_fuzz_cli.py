@@ -494,3 +494,55 @@ def test_fuzz_mode(area, data):
 def test_fuzz_tables(area, data):
     path, prepare = data.draw(bad_dir_out())
     run_bad(area, ["tables", "--out", path], ["--out"], prepare)
+
+
+RECALL_FLOATS = {"--drift-ring": "drift_sigma_nm", "--drift-common": "drift_common_sigma_nm", "--fab": "fab_sigma_nm",
+                 "--lock-residual": "lock_residual_nm", "--trim-v": "trim_voltage_v", "--gain-db": "gain_sigma_db",
+                 "--noise-rel": "noise_rel", "--separation": "separation"}
+RECALL_INTS = {"--blocks": "n_blocks", "--d": "d", "--trials": "n_trials", "--queries-per-state": "queries_per_state",
+               "--k": "--k"}
+
+
+@settings(max_examples=N)
+@given(data=st.data())
+def test_fuzz_recall(area, data):
+    """A small synthetic recall run (it would finish in about a second) with one option made bad."""
+    opts = {"--out": "{ex}/rec", "--synthetic": "gaussian", "--blocks": "64", "--d": "8", "--trials": "16"}
+    extra = ["--no-seed-cases"]
+    prepare = None
+    slot = data.draw(st.sampled_from(["out", "source", "family", "float", "int", "bits", "crosstalk"]))
+    if slot == "out":
+        opts["--out"], prepare = data.draw(bad_dir_out())
+        tokens = ["--out"]
+    elif slot == "source":
+        kind = data.draw(st.sampled_from(["none", "two", "kv_missing", "kv_suffix", "minilm_missing"]))
+        if kind == "none":
+            opts.pop("--synthetic")
+        elif kind == "two":
+            extra += ["--kv", str(area / "spec.csv")]
+        else:
+            opts.pop("--synthetic")
+            extra += {"kv_missing": ["--kv", "{ex}/none.npz"], "kv_suffix": ["--kv", str(area / "spec.csv")],
+                      "minilm_missing": ["--minilm", "{ex}/none.txt"]}[kind]
+        tokens = ["give exactly one of", "KV file", "--minilm", "prismpic[kv]"]
+    elif slot == "family":
+        opts["--synthetic"] = data.draw(junk_text.filter(lambda s: s not in ("gaussian", "planted", "planted-tied")))
+        tokens = ["synthetic"]
+    elif slot == "float":
+        opt = data.draw(st.sampled_from(sorted(RECALL_FLOATS)))
+        above = st.floats(50.001, 1e6).map(repr) if opt == "--separation" else st.nothing()  # separation ≤ 50
+        value = data.draw(st.sampled_from(["nan", "inf", "-inf"]) | st.floats(-1e6, -1e-6).map(repr) | above)
+        extra += [opt, value]  # the ranges are [0, inf) (σ, residuals, trim) or [0, 50] (separation)
+        tokens = [RECALL_FLOATS[opt], opt]
+    elif slot == "int":
+        opt = data.draw(st.sampled_from(sorted(RECALL_INTS)))
+        opts[opt] = str(data.draw(st.integers(-10**6, 0)))
+        tokens = [RECALL_INTS[opt], opt]
+    elif slot == "bits":
+        opt = data.draw(st.sampled_from(["--weight-bits", "--dac-bits"]))
+        extra += [opt, str(data.draw(st.integers(-10**6, 0) | st.integers(33, 10**6)))]
+        tokens = [opt.lstrip("-").replace("-", "_")]
+    else:
+        extra += ["--crosstalk-db", repr(data.draw(st.floats(1e-6, 1e6)))]
+        tokens = ["crosstalk_db"]
+    run_bad(area, ["recall", *[x for kv in opts.items() for x in kv], *extra], tokens, prepare)

@@ -131,7 +131,7 @@ def cli_errors(fn):
 def _fail(message: str, code: int):
     if STATE["debug"]:
         err_console.print(traceback.format_exc(), markup=False, emoji=False, highlight=False)
-    say(f"error: {' '.join(message.split())}", stderr=True)
+    say(f"error: {' '.join(message.splitlines())}", stderr=True)  # one line (values otherwise as they are)
     raise typer.Exit(code) from None
 
 
