@@ -134,6 +134,14 @@ def coupling_per_um_extended(
 
 
 # ---------------------------------------------------------------------------- index and loss
+def _direction_average(index_fn, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding):
+    """(f_z + f_y)/2 of a TE index function of ``prismpic.pdk.dispersion`` at the bend radius: the X-cut ring's
+    round-trip average (its direction turns once, n(φ) = n_z cos²φ + n_y sin²φ)."""
+    wall = {"sidewall_angle_deg": sidewall_angle_deg, "cladding": cladding}
+    geo = (wl, width, film_thickness, etch_depth, radius, "te")
+    return 0.5 * (index_fn(*geo, "z", **wall) + index_fn(*geo, "y", **wall))
+
+
 def ring_neff(
     wl=1.55,
     radius=RING_RADIUS,
@@ -144,29 +152,8 @@ def ring_neff(
     cladding=CLADDING,
 ):
     """Round-trip-averaged n_eff of the X-cut ring: (n_z + n_y)/2 at the bend radius."""
-    nz = dispersion.neff(
-        wl,
-        width,
-        film_thickness,
-        etch_depth,
-        radius,
-        "te",
-        "z",
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    ny = dispersion.neff(
-        wl,
-        width,
-        film_thickness,
-        etch_depth,
-        radius,
-        "te",
-        "y",
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    return 0.5 * (nz + ny)
+    return _direction_average(dispersion.neff, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg,
+                              cladding)
 
 
 def ring_ng(
@@ -179,29 +166,8 @@ def ring_ng(
     cladding=CLADDING,
 ):
     """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
-    gz = dispersion.ng(
-        wl,
-        width,
-        film_thickness,
-        etch_depth,
-        radius,
-        "te",
-        "z",
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    gy = dispersion.ng(
-        wl,
-        width,
-        film_thickness,
-        etch_depth,
-        radius,
-        "te",
-        "y",
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    return 0.5 * (gz + gy)
+    return _direction_average(dispersion.ng, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg,
+                              cladding)
 
 
 def round_trip_loss_db(
