@@ -17,11 +17,10 @@ CLAD_THICKNESS = 1.5  # µm, PECVD SiO2 above the ridge
 METAL_THICKNESS = 0.8  # µm, Au electrodes
 # Sidewall angle from the horizontal (90° = vertical). Dry-etched TFLN ridges are sloped: 76.5° (13.5° from
 # the vertical) in a TFLN foundry's technology description for its 400 nm X-cut platform (Luxtelligence
-# LNOI400, as described for Tidy3D/PhotonForge), ≈ 60–80° across published processes. The default stays at
-# the angle the installed dispersion tables cover (vertical walls) until the sloped-wall tables are built
-# (`prismpic tables`); then it becomes FOUNDRY_SIDEWALL_ANGLE_DEG.
+# LNOI400, as described for Tidy3D/PhotonForge), ≈ 60–80° across published processes. The default is that
+# foundry figure; the dispersion tables cover 60–90°, and `prismpic.pdk.process` gives its spread (σ 3°).
 FOUNDRY_SIDEWALL_ANGLE_DEG = 76.5
-SIDEWALL_ANGLE_DEG = 90.0
+SIDEWALL_ANGLE_DEG = FOUNDRY_SIDEWALL_ANGLE_DEG
 # Cladding above the ridge: "sio2" (PECVD oxide, CLAD_THICKNESS) or "air" (many published TFLN rings).
 CLADDING = "sio2"
 CLADDINGS = ("sio2", "air")

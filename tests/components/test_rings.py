@@ -275,47 +275,38 @@ def airy_q_and_extinction(lam, phi1, phi2, a):
 def test_seed_s1_10_q_1e4_and_15_db_near_the_seed_gaps():
     """Seed S1-10/S1-11: Q ≈ 1e4 (12,500 measured), through extinction 15 dB, gaps 0.2–0.3 µm, R = 20 µm.
 
-    Finding, with the mode-solver tables (0.6 µm film, 0.35 µm etch): at the seed's gaps the ring is
-    coupled too weakly for Q_L = 12,500. κ² per coupler is ≈ 0.027 at 0.2 µm and ≈ 0.012 at 0.3 µm,
-    i.e. Q_c = 2π n_g L/(λ κ²) ≥ 4.3e4 each; loss alone gives Q_i ≈ 1.5e5 (bend radiation ≈ 2.6 dB/cm
-    dominates 0.2 dB/cm of propagation loss). Since 1/Q_L = 1/Q_i + 1/Q_c1 + 1/Q_c2 only grows with
-    coupling and loss, the lowest Q_L of any add-drop (either gap 0.2–0.3 µm) or all-pass ring with a
-    propagation loss in the published TFLN range 0.03–1 dB/cm (0.027 dB/cm: Zhang et al., Optica 4,
-    1536 (2017)) is that of equal 0.2 µm gaps at 1 dB/cm, ≈ 1.8e4. Reaching 12,500 at 0.2 µm would take
-    Q_i ≈ 3e4 (≈ 11 dB/cm of propagation loss), and equal gaps would then extinguish only
-    −20 log10(Q_L/Q_i) ≈ 7.5 dB. With equal gaps at 0.2 dB/cm, Q_L = 12,500 falls at ≈ 0.144 µm,
-    with ≈ 21 dB of extinction there: just below the 0.15 µm rule minimum (≈ 0.144–0.148 µm over
-    0.03–1 dB/cm).
-    What the seed's range does reach: at 0.2 µm, Q_L ≈ 1.9e4, within the factor 2 of "≈ 1e4" that S1-11
-    states, with ≈ 18 dB of extinction.
+    Finding, with the mode-solver tables (0.6 µm film, 0.35 µm etch) at the stack's default wall angle (the
+    foundry's 76.5°: the sloped walls bring the ridge feet 2·etch/tan(76.5°) ≈ 0.17 µm closer than the top
+    gap): the seed's gap range brackets the measured Q. Since 1/Q_L = 1/Q_i + 1/Q_c1 + 1/Q_c2 grows with
+    coupling and loss, over add-drop (either gap 0.2–0.3 µm) and all-pass rings with a propagation loss in
+    the published TFLN range 0.03–1 dB/cm (0.027 dB/cm: Zhang et al., Optica 4, 1536 (2017)), Q_L is lowest
+    at equal 0.2 µm gaps and 1 dB/cm and highest for an all-pass ring at 0.3 µm and 0.03 dB/cm; 12,500 lies
+    between. With equal gaps at the stack's 0.2 dB/cm, Q_L = 12,500 falls inside the seed's range, above
+    the rule minimum, with more than the seed's 15 dB of extinction there. (At vertical walls the same
+    ring reaches only Q_L ≈ 1.9e4 at 0.2 µm: the verdict hangs on the wall angle; see the claims ledger.)
     """
     lam = resonance_wavelength(1.55)  # the gaps do not move it (no coupler phase), nor does the loss
     # loss permits 15 dB at Q_L = 12,500: equal gaps, 1/Q_L = 1/Q_i + 2/Q_c, through at resonance
     # (Q_L/Q_i)² (coupled-mode form, Bogaerts 2012), so Q_i ≥ 12,500·10^0.75 ≈ 7e4 is needed
     alpha = -2 * math.log(ring_loss_amplitude(lam)) / (2 * math.pi * R)
     assert 2 * math.pi * ring_index(lam, group=True) / (lam * alpha) >= 12_500 * 10**0.75
-    # every design of the seed's range, loss 0.03–1 dB/cm: the lowest Q_L is at the strongest coupling
-    # and loss (0.2/0.2 µm, 1 dB/cm), and it stays above 12,500
     gaps, losses = (0.2, 0.25, 0.3), (0.03, LOSS_DB_PER_CM, 1.0)
     phi = {g: coupling_angle_quad(lam, g) for g in gaps}
     amp = {loss: ring_loss_amplitude(lam, loss=loss) for loss in losses}
     q_l = {(g1, g2, loss): airy_q_and_extinction(lam, phi[g1], None if g2 is None else phi[g2], amp[loss])[0]
            for g1 in gaps for g2 in (*gaps, None) for loss in losses}
-    corner = (0.2, 0.2, 1.0)
-    assert min(q_l, key=q_l.get) == corner
-    assert q_l[corner] > 12_500
-    assert ring_specs(1.55, gap=0.2, loss_db_per_cm=1.0)["q_loaded"] == pytest.approx(q_l[corner], rel=1e-3)
-    # what the range reaches: Q within 2× of 1e4 (S1-11's reading of "≈ 1e4") and ≥ 15 dB at 0.2 µm
-    q, er = airy_q_and_extinction(lam, phi[0.2], phi[0.2], amp[LOSS_DB_PER_CM])
-    assert q < 2e4 and er >= 15.0
-    # where Q_L = 12,500 (equal gaps, 0.2 dB/cm) falls: below the seed's range and the rule minimum,
-    # with ER ≥ 15 dB there
+    lowest, highest = (0.2, 0.2, 1.0), (0.3, None, 0.03)
+    assert min(q_l, key=q_l.get) == lowest and max(q_l, key=q_l.get) == highest
+    assert q_l[lowest] < 12_500 < q_l[highest]
+    assert ring_specs(1.55, gap=0.2, loss_db_per_cm=1.0)["q_loaded"] == pytest.approx(q_l[lowest], rel=1e-3)
+
+    # where Q_L = 12,500 (equal gaps, 0.2 dB/cm) falls: inside the seed's range, with ER ≥ 15 dB there
     def equal_gaps(g):
         p = coupling_angle_quad(lam, g)
         return airy_q_and_extinction(lam, p, p, amp[LOSS_DB_PER_CM])
 
-    g = brentq(lambda g: equal_gaps(g)[0] - 12_500, 0.1, 0.2, xtol=1e-4)
-    assert 0.1 < g < RULES.min_ridge_gap
+    g = brentq(lambda g: equal_gaps(g)[0] - 12_500, 0.15, 0.35, xtol=1e-4)
+    assert max(0.2, RULES.min_ridge_gap) < g < 0.3
     assert equal_gaps(g)[1] >= 15.0
 
 

@@ -9,6 +9,7 @@ from scipy.optimize import brentq
 import prismpic  # noqa: F401  (float64)
 from prismpic.pdk import materials
 from prismpic.pdk import modesolver as ms
+from prismpic.pdk.stack import SIDEWALL_ANGLE_DEG
 
 WL = 1.55
 # the seed's ridge: 600 nm X-cut film, 1.4 µm top width, 350 nm etch (slab 250 nm)
@@ -130,7 +131,7 @@ def test_decoupled_bend_shift_matches_the_eigenmode_away_from_the_te_tm_crossing
     assert shift.imag == pytest.approx(bend.neff.imag, rel=0.2)
     # decoupling moves TM0 down and leaves TE0 nearly alone
     te, tm = (ms.solve_mode(*geo, polarization=p) for p in ("te", "tm"))
-    te_d = ms.straight_mode(*geo, "te", "z", "sio2", 90.0, None, decouple_tm=True)
-    tm_d = ms.straight_mode(*geo, "tm", "z", "sio2", 90.0, None, decouple_tm=True)
+    te_d = ms.straight_mode(*geo, "te", "z", "sio2", SIDEWALL_ANGLE_DEG, None, decouple_tm=True)
+    tm_d = ms.straight_mode(*geo, "tm", "z", "sio2", SIDEWALL_ANGLE_DEG, None, decouple_tm=True)
     assert abs(te_d.neff.real - te.neff.real) < 2e-3
     assert tm_d.neff.real < tm.neff.real - 0.03

@@ -1,0 +1,60 @@
+"""Every ridge model through the test kit at the process corners (issue 10, acceptance).
+
+The corners are the process description's own (``prismpic.pdk.process.DEFAULT_PROCESS``): nominal and ±3σ in
+film thickness, etch depth, sidewall angle, width bias and gap bias, applied to the model's drawn defaults by
+``process.apply`` (width + bias, gap + bias, the wafer parameters set); plus the table's extreme wall angles
+(60° and vertical) and the air cladding. At each: band sweep (finite S), passive, reciprocal. The jit check runs at
+the sloped −3σ wall, and the gradient with respect to the wall angle is checked against central differences at
+the nominal process (the angle is a differentiable input, as calibration needs it to be).
+"""
+
+import pytest
+import sax
+
+from prismpic.components.registry import devices
+from prismpic.pdk import dispersion, process
+from prismpic.testing import check_band_sweep, check_gradient, check_jit, check_passive, check_reciprocal
+
+DEVICES = devices()
+PROCESS = sorted(n for n, d in DEVICES.items() if "etch_depth" in sax.get_settings(d.model))
+MODELS = [n for i, n in enumerate(PROCESS) if all(DEVICES[m].model is not DEVICES[n].model for m in PROCESS[:i])]
+ANGLES = dispersion.domain()["te"]["angle"]
+CASES = {**process.DEFAULT_PROCESS.corners(),
+         "wall-60": process.DEFAULT_PROCESS.nominal() | {"sidewall_angle_deg": ANGLES[0]},
+         "wall-vertical": process.DEFAULT_PROCESS.nominal() | {"sidewall_angle_deg": ANGLES[1]},
+         "air": process.DEFAULT_PROCESS.nominal() | {"cladding": "air"}}
+
+
+def _at(name: str, values: dict) -> dict:
+    model = DEVICES[name].model
+    settings = sax.get_settings(model)
+    drawn = {k: v for k, v in settings.items() if k in ("width", "gap", "gap_drop")}
+    return process.apply(drawn, values, accepted=settings)
+
+
+def test_corners_span_sloped_walls():
+    angles = sorted({v["sidewall_angle_deg"] for v in CASES.values()})
+    assert angles[0] == ANGLES[0] and angles[-1] == ANGLES[1] and len(angles) >= 4, angles
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_model_kit_over_the_process_corners(name):
+    model, dev = DEVICES[name].model, DEVICES[name]
+    for corner, values in CASES.items():
+        params = _at(name, values)
+        try:
+            check_band_sweep(model, n=201, **params)
+            if dev.passive:
+                check_passive(model, **params)
+            if dev.reciprocal:
+                check_reciprocal(model, **params)
+        except AssertionError as e:
+            raise AssertionError(f"{name} at corner {corner} ({params}): {e}") from None
+    check_jit(model, **_at(name, CASES["sidewall_angle_deg-3s"]))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_gradient_in_the_wall_angle(name):
+    model = DEVICES[name].model
+    params = {k: v for k, v in _at(name, CASES["nominal"]).items() if k != "sidewall_angle_deg"}
+    check_gradient(model, "sidewall_angle_deg", CASES["nominal"]["sidewall_angle_deg"], **params)
