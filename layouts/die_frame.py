@@ -112,14 +112,13 @@ def die(core: gf.Component, labels: tuple[str, ...] = (), east_facets: bool = Fa
 
 def write(c: gf.Component, path: Path) -> Path:
     """Write ``c`` to ``path`` (no timestamps, no metadata: same cell, same bytes) and the PDK's .lyp beside it."""
-    from prismpic.fileio import atomic_path, write_gds_atomic
-    from prismpic.pdk.layers import write_lyp
+    from prismpic.fileio import write_gds_atomic
+    from prismpic.pdk.layers import LYP_NAME, write_lyp
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_gds_atomic(c, path, with_metadata=False)
-    with atomic_path(path.parent / "prismpic.lyp", "layer properties") as tmp:  # complete or absent, like the GDS
-        write_lyp(tmp)
+    write_lyp(path.parent / LYP_NAME)  # atomic: complete or absent, like the GDS
     return path
 
 

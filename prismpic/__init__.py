@@ -1,13 +1,26 @@
 """prismpic: physics-level modeling of TFLN photonic chips for LLM inference.
 
-Importing prismpic enables float64 in JAX (high-Q resonances need it).
+Importing prismpic enables float64 in JAX (high-Q resonances need it). It does not import gdsfactory:
+
+- ``prismpic.PDK``: the gdsfactory PDK (cells, models, layers, views, stack, cross-sections), built on first
+  access and not activated, where gdsfactory looks for it (``gf.get_active_pdk(name="prismpic")``);
+- ``prismpic.get_pdk()``: the same PDK, activated;
+- ``prismpic.activated()``: a context manager that builds prismpic cells under the prismpic platform PDK and
+  activates again the user's PDK afterwards (``prismpic.pdk.activation``).
 """
+
+from importlib import metadata
 
 import jax
 
 jax.config.update("jax_enable_x64", True)
 
-__version__ = "0.1.0"
+try:
+    __version__ = metadata.version("prismpic")
+except metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = ["PDK", "__version__", "activated", "get_pdk"]
 
 
 def get_pdk():
@@ -15,3 +28,16 @@ def get_pdk():
     from prismpic.pdk_registry import get_pdk as build
 
     return build()
+
+
+def __getattr__(name: str):
+    # gdsfactory-heavy attributes load on first use, so that `import prismpic` stays light
+    if name == "PDK":
+        from prismpic.pdk_registry import build_pdk
+
+        return build_pdk()
+    if name == "activated":
+        from prismpic.pdk.activation import activated
+
+        return activated
+    raise AttributeError(f"module 'prismpic' has no attribute {name!r}")

@@ -13,6 +13,11 @@ longer runs, or older than ``STALE_AGE_S`` whatever their host (a folder shared 
 A stale ``.old`` folder whose target is missing (the run died between the two renames of a
 folder swap) is renamed back to its target instead: the previous output is restored.
 
+Outputs get the permissions of a file the user created: ``0o666 & ~umask`` for files and
+``0o777 & ~umask`` for folders (0644 / 0755 under the usual umask 022), set on the temporary just
+before the rename (``mkstemp``/``mkdtemp`` create them 0600 / 0700). A replaced file or folder gets
+these modes too, not its predecessor's.
+
 ``check_output_file`` / ``check_output_dir`` validate an output before any work: suffix, parent
 folder, an existing target of the wrong kind or read-only, write permission, free disk space.
 They raise ``ValueError`` naming the option (``what``), the path and what is expected; an
@@ -199,6 +204,26 @@ def remove_stale_temps(folder) -> list[Path]:
     return done
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows (``/proc/self/status``, Linux ≥ 4.7);
+    elsewhere set and restored at once (``os.umask`` has no read-only form)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def created_mode(*, folder: bool = False) -> int:
+    """Permission bits of a file (``0o666 & ~umask``) or folder (``0o777 & ~umask``) the user creates."""
+    return (0o777 if folder else 0o666) & ~current_umask()
+
+
 def _write_error(path: Path, what: str, e: OSError) -> OutputError:
     if e.errno == errno.ENOSPC:
         reason = "the disk is full"
@@ -225,6 +250,7 @@ def atomic_path(path, what: str = "out") -> Iterator[Path]:
     try:
         try:
             yield Path(tmp)
+            os.chmod(tmp, created_mode())
             os.replace(tmp, path)
         except OutputError:
             raise
@@ -298,6 +324,7 @@ def atomic_dir(path, what: str = "out") -> Iterator[Path]:
     try:
         try:
             yield work
+            os.chmod(work, created_mode(folder=True))
             if path.exists():
                 old = Path(tempfile.mkdtemp(prefix=f".{path.name}.{_tag()}", suffix=".old", dir=parent))
                 try:

@@ -3,6 +3,12 @@
 It sits above ``components`` and ``circuits`` (it imports both registries), so nothing below
 imports it; cells are built under the light platform PDK of ``prismpic.pdk.activation`` until
 ``get_pdk()`` activates this full one. ``PDK.models[name]`` is the SAX model of the cell ``name``.
+
+gdsfactory finds it as ``prismpic.PDK`` (``gf.get_active_pdk(name="prismpic")``, or ``pdk: prismpic`` in
+gdsfactory's configuration); ``build_pdk()`` builds it once without activating it, ``get_pdk()`` also
+activates it. Every prismpic cell is defined under ``activation.platform_cell``: called while another PDK
+is active (gdsfactory's generic one, say), directly or through ``PDK.cells``, a cell builds under the
+prismpic platform PDK and the other PDK is active again afterwards.
 """
 
 from __future__ import annotations
@@ -17,12 +23,18 @@ from prismpic.components.registry import devices
 from prismpic.pdk.activation import platform_parts
 
 
-def cells() -> dict:
-    """Every registered cell function, by name: devices, electrical cells and circuits."""
+def raw_cells() -> dict:
+    """Every registered cell function as its module defines it, by name: devices, electrical cells and circuits."""
     found = {name: d.cell for name, d in devices().items() if d.cell is not None}
     found.update(ELECTRICAL_CELLS)
     found.update({name: circ.cell for name, circ in circuits().items()})
     return found
+
+
+def cells() -> dict:
+    """Every registered cell, by name (each a ``platform_cell``: it builds under the prismpic platform PDK and
+    restores the PDK that was active before)."""
+    return raw_cells()
 
 
 def models() -> dict:
@@ -33,12 +45,13 @@ def models() -> dict:
 
 
 @cache
-def _build() -> gf.Pdk:
+def build_pdk() -> gf.Pdk:
+    """The prismpic PDK, built once and not activated (``prismpic.PDK``)."""
     return gf.Pdk(cells=cells(), models=models(), **platform_parts())
 
 
 def get_pdk() -> gf.Pdk:
     """Return the prismpic PDK, activated (so cell and cross-section names resolve)."""
-    pdk = _build()
+    pdk = build_pdk()
     pdk.activate()
     return pdk

@@ -36,6 +36,7 @@ from prismpic.components.couplers import sbend
 from prismpic.components.detectors import balanced_photodetector
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -67,6 +68,7 @@ def _pad_margin(pad_size: float) -> float:
     return min(5.0, (pad_size - RULES.min_pad_size) / 2)
 
 
+@platform_cell
 @gf.cell
 def prism_channel(
     radii: tuple[float, ...] = (20.0, 20.0, 20.0, 20.0),
@@ -213,6 +215,7 @@ def _drop_path(plan, bend_radius, width):
             + seg(plan["v2"]) + [(bend, False)] + seg(plan["inp"]))
 
 
+@platform_cell
 @gf.cell
 def prism_row(
     radii: tuple[float, ...] = (20.0, 20.0, 20.0, 20.0),
@@ -343,6 +346,7 @@ def min_channel_pitch(radii, **row) -> float:
     return math.ceil(r.dysize + ROW_SPACE)
 
 
+@platform_cell
 @gf.cell
 def prism_bank(
     n_channels: int = 4,

@@ -64,6 +64,7 @@ from prismpic.components.io import (
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight, straight_model
 from prismpic.fileio import save_figure_atomic
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import LOSS_DB_PER_CM
@@ -87,6 +88,7 @@ def _lengths(coupling, gap, dy, bend_length, soa_gain_length, soa_taper_length, 
 
 
 # ---------------------------------------------------------------------------- layout
+@platform_cell
 @gf.cell
 def kv_loop_chip(
     coupling: float = 0.1,

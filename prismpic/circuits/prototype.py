@@ -56,6 +56,7 @@ from prismpic.components.detectors import balanced_photodetector, responsivity_a
 from prismpic.components.io import edge_coupler, edge_coupler_model
 from prismpic.components.model_signature import cell_defaults, model_of
 from prismpic.components.waveguides import straight, straight_model
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, SLAB_MARGIN
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import LOSS_DB_PER_CM
@@ -75,6 +76,7 @@ def _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop):
     check_range("gap", gap, RULES.min_ridge_gap, ring_physics.MAX_GAP, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def prototype(
     n_rows: int = 8,

@@ -42,6 +42,7 @@ from prismpic.components.detectors import photodetector_core
 from prismpic.components.gain import soa
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -72,6 +73,7 @@ def _detector_length(with_detectors: bool, ge_length: float, cross_section: str)
     return float(d.dxmax - d.ports["o1"].dcenter[0])
 
 
+@platform_cell
 @gf.cell
 def ptu(
     rows: int = 128,

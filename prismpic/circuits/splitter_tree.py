@@ -18,6 +18,7 @@ from prismpic.checks import check_positive, check_power_of_two, check_range
 from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.pdk.activation import platform_cell
 
 MAX_OUTPUTS = 1024
 STUB = 5.0  # µm of straight after each route, before the next splitter
@@ -45,6 +46,7 @@ def _check(n_outputs, pitch, bend_radius, output_separation):
     return n, levels, verticals
 
 
+@platform_cell
 @gf.cell
 def splitter_tree(
     n_outputs: int = 8,

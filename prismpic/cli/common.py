@@ -38,9 +38,37 @@ STATE = {"debug": False}
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
+VERSION_OF = ("gdsfactory", "sax", "jax", "klayout")  # the libraries whose versions shape the results
+
+
+def version_line() -> str:
+    """``prismpic X (gdsfactory Y, sax Z, ...)``: prismpic's version and the installed versions of its physics stack,
+    read from the package metadata (nothing is imported)."""
+    from importlib import metadata
+
+    import prismpic
+
+    def installed(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return f"prismpic {prismpic.__version__} (" + ", ".join(f"{n} {installed(n)}" for n in VERSION_OF) + ")"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        say(version_line())
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _global_options(
     debug: typing.Annotated[bool, typer.Option("--debug", help="print the Python traceback of an error")] = False,
+    version: typing.Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                                 help="print the version of prismpic and its libraries, and exit")]
+    = False,
 ):
     """Physics-level modeling of TFLN photonic chips."""
     STATE["debug"] = debug or os.environ.get("PRISMPIC_DEBUG", "") not in ("", "0")
@@ -179,6 +207,7 @@ def _expected_kind(default, annotation) -> str | None:
     if annotation is not inspect.Parameter.empty:
         names = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
         parts = {t.strip() for t in names.replace("Optional[", "").rstrip("]").split("|")} - {"None"}
+        parts = {"float" if t in ("FloatLike", "FloatArrayLike") else t for t in parts}  # model_signature aliases
         if parts == {"bool"}:
             return "bool"
         if parts == {"int"}:

@@ -1,4 +1,8 @@
-"""The ``layout`` command: the GDS of any registered cell or circuit, DRC-checked."""
+"""The ``layout`` command: the GDS of any registered cell or circuit, DRC-checked.
+
+Exit codes: 0 written and DRC-clean; ``DRC_EXIT_CODE`` (3) written but the DRC found violations (the GDS is
+kept for inspection; one summary line on stderr); 2 bad input, nothing written.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,13 @@ import typer
 from prismpic.cli.common import app, check_out_file, check_settings, cli_errors, parse_settings, say
 
 DEFAULT_DIR = Path("layouts/build")
+DRC_EXIT_CODE = 3  # distinct from 2 (bad input) and 1 (a bug)
+
+
+def drc_summary(name: str, violations) -> str:
+    """One line: how many rules ``name`` violates and their marker counts."""
+    rules = "; ".join(f"{v.rule} ({v.count} marker{'s' if v.count != 1 else ''})" for v in violations)
+    return f"DRC failed: {name} violates {len(violations)} rule{'s' if len(violations) != 1 else ''}: {rules}"
 
 
 def check_lengths(settings: dict, option: str = "--set") -> None:
@@ -40,7 +51,7 @@ def layout(
                                                            "(default layouts/build/NAME.gds)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="cell parameter key=value (repeatable)")] = None,
 ):
-    """Write the GDS of any registered cell or circuit."""
+    """Write the GDS of any registered cell or circuit and DRC-check it (exit code 3 if it has violations)."""
     import prismpic
     from prismpic.checks import check_gds_extent
     from prismpic.fileio import write_gds_atomic
@@ -73,3 +84,6 @@ def layout(
         + ("clean" if not violations else f"{len(violations)} violation(s)"))
     for v in violations:
         say(f"  {v}")
+    if violations:
+        say(drc_summary(name, violations), stderr=True)
+        raise typer.Exit(DRC_EXIT_CODE)

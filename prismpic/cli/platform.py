@@ -50,25 +50,41 @@ def mode(
     console.print(table)
 
 
+DEFAULT_TABLES_DIR = Path("prismpic-tables")
+
+
 @app.command()
 @cli_errors
 def tables(
-    out: Annotated[Path | None, typer.Option(help="output folder (default: the package data folder)")] = None,
+    out: Annotated[Path | None, typer.Option(help="output folder, created if missing (default ./prismpic-tables)")]
+    = None,
+    install: Annotated[bool, typer.Option("--install", help="write into the package's own data folder instead, "
+                                                            "replacing the tables every model reads")] = False,
 ):
-    """Regenerate the dispersion tables from the mode solver (minutes)."""
+    """Regenerate the dispersion tables from the mode solver (about an hour on 2 cores; restartable).
+
+    The tables go to --out (default ./prismpic-tables); the tables the models read (the package's data folder,
+    prismpic/pdk/data) change only with --install. Tables built with --out are installed by copying their
+    dispersion_tables.npz and dispersion_tables.json into that folder.
+    """
     from prismpic.pdk import tables as tb
 
-    if out is not None:
-        if out.exists():
-            if not out.is_dir():
-                raise ValueError(f"--out = {str(out)!r} exists and is not a directory")
-            check_out_file(out / "dispersion_tables.npz", "--out")
-        else:
-            check_out_dir(out)
+    if install and out is not None:
+        raise ValueError(f"--out = {str(out)!r} and --install exclude each other: --install writes into the "
+                         f"package data folder {str(tb.DATA_DIR)!r}")
+    target = tb.DATA_DIR if install else (DEFAULT_TABLES_DIR if out is None else out)
+    what = "--install" if install else "--out"
+    if target.exists():
+        if not target.is_dir():
+            raise ValueError(f"{what} = {str(target)!r} exists and is not a directory")
+        check_out_file(target / "dispersion_tables.npz", what)
+    else:
+        check_out_dir(target, what)
     with progress_bar() as prog:
         task = prog.add_task("mode solves", total=1)
-        tb.build_tables(out_dir=out, progress=lambda done, total: prog.update(task, completed=done, total=total))
-    say("tables written")
+        tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total))
+    say(f"tables written to {target}" + ("" if install else f"; the package's tables are unchanged (to use these, "
+                                                             f"copy dispersion_tables.* into {tb.DATA_DIR})"))
 
 
 # ---------------------------------------------------------------------------- calibrate, sweep

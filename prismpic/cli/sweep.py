@@ -1,7 +1,17 @@
-"""The ``sweep`` command: any registered model over parameter grids and wavelength."""
+"""The ``sweep`` command: any registered model over parameter grids and wavelength.
+
+Without ``--wl`` the wavelength grid spans ``DEFAULT_WL_UM`` with a step that resolves the narrowest ring
+resonance the sweep can meet: for a ring model (``RING_MODELS``) the loaded linewidth (FWHM, from
+``rings.ring_specs``: the Airy line of the model's own coupler and round-trip physics) is computed at both
+ends of the band and at the corners of the swept ring parameters, and the step is at most FWHM /
+``POINTS_PER_FWHM``; the point count stays within [``MIN_WL_POINTS``, ``MAX_WL_POINTS``] and the grid-size
+limits. Models without a resonance get ``MIN_WL_POINTS`` points.
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +27,81 @@ from prismpic.cli.common import (
     parse_settings,
     say,
 )
+
+DEFAULT_WL_UM = (1.54, 1.56)
+MIN_WL_POINTS = 1001  # 20 pm steps over the default band: the grid of a model without a resonance
+MAX_WL_POINTS = 20001  # 1 pm steps over the default band: resolves (FWHM/10) lines of 10 pm and wider (Q ≲ 1.5e5)
+POINTS_PER_FWHM = 10
+MAX_FWHM_POINTS = 16  # parameter points at which the linewidth is computed (else each axis end alone)
+# models made of rings, and the ring each is built from (rings.ring_specs' kind); the WDM rings are add-drop
+# rings with both gaps equal to ``gap`` and radii within a fraction of an FSR of ``radius``
+RING_MODELS = {"ring_add_drop": "add_drop", "ring_all_pass": "all_pass", "wdm_demux": "add_drop",
+               "wdm_mux": "add_drop"}
+
+
+def narrowest_fwhm_nm(model: str, fixed: dict, axes: dict, zip_axes: bool,
+                      band: tuple[float, float] = DEFAULT_WL_UM) -> tuple[float, dict] | None:
+    """The narrowest loaded linewidth (nm) of ``model``'s rings over the sweep, and the parameters where it occurs;
+    None for a model without rings. Computed at both band ends and at the corners of the swept ring parameters
+    (the points of a zipped sweep), from ``rings.ring_specs``."""
+    import numpy as np
+
+    from prismpic.components import rings
+
+    kind = RING_MODELS.get(model)
+    if kind is None:
+        return None
+    names = set(rings.ring_params(kind, {}))
+    base = {k: v for k, v in fixed.items() if k in names}
+    swept = {k: np.asarray(v, float) for k, v in axes.items() if k in names}
+    if zip_axes and swept:
+        n = next(iter(swept.values())).size
+        idx = range(n) if n <= MAX_FWHM_POINTS else sorted({int(f(a)) for a in swept.values()
+                                                            for f in (np.argmin, np.argmax)})
+        points = [{k: float(a[i]) for k, a in swept.items()} for i in idx]
+    else:
+        ends = {k: sorted({float(a.min()), float(a.max())}) for k, a in swept.items()}
+        points = [dict(zip(ends, combo, strict=True)) for combo in itertools.product(*ends.values())]
+        if len(points) > MAX_FWHM_POINTS:
+            first = {k: float(a[0]) for k, a in swept.items()}
+            points = [{**first, k: v} for k, e in ends.items() for v in e]
+    best = None
+    for point in points or [{}]:
+        params = {**base, **point}
+        for wl0 in band:
+            fwhm = rings.ring_specs(wl0, kind, **params)["fwhm_nm"]
+            if math.isfinite(fwhm) and (best is None or fwhm < best[0]):
+                best = (fwhm, point)
+    return best
+
+
+def default_wl_grid(model: str, fixed: dict, axes: dict, zip_axes: bool, n_grad: int, csv: bool):
+    """The default wavelengths (µm) of a sweep (see the module docstring) and a line describing them."""
+    import numpy as np
+
+    from prismpic.analysis import sweep as sw
+
+    lo, hi = DEFAULT_WL_UM
+    sizes = [np.size(a) for a in axes.values()]
+    points = (sizes[0] if zip_axes else math.prod(sizes)) if sizes else 1
+    budget = sw.MAX_VALUES // max(points * (1 + n_grad), 1)
+    if csv:
+        budget = min(budget, sw.MAX_CSV_ROWS // max(points, 1))
+    found = narrowest_fwhm_nm(model, fixed, axes, zip_axes)
+    if found is None:
+        n = MIN_WL_POINTS
+        why = "no resonance"
+    else:
+        fwhm, where = found
+        n = max(MIN_WL_POINTS, math.ceil((hi - lo) * 1e3 / (fwhm / POINTS_PER_FWHM)) + 1)
+        at = ", ".join(f"{k} = {v:g}" for k, v in where.items())
+        why = f"narrowest resonance FWHM {fwhm * 1e3:.3g} pm{' at ' + at if at else ''}"
+        if n > min(MAX_WL_POINTS, budget):
+            n = max(2, min(MAX_WL_POINTS, budget))
+            why += (f"; capped at {n:,} points, which under-resolve it (FWHM/{fwhm / ((hi - lo) * 1e3 / (n - 1)):.2g})"
+                    ": give --wl over a narrower band")
+    step_pm = (hi - lo) * 1e6 / (n - 1)
+    return np.linspace(lo, hi, n), f"wavelengths {lo:g}–{hi:g} µm, {n:,} points, step {step_pm:.3g} pm ({why})"
 
 
 def parse_axes(items: list[str]) -> dict:
@@ -41,7 +126,9 @@ def sweep(
     model: Annotated[str, typer.Argument(help="registered model name (e.g. ring_add_drop)")],
     param: Annotated[list[str], typer.Option("--param", help="swept parameter name=lo:hi:n or name=a,b,c")],
     out: Annotated[Path, typer.Option("--out", help="output file (.csv or .npz)")],
-    wl: Annotated[str, typer.Option("--wl", help="wavelengths (µm): lo:hi:n or a,b,c")] = "1.54:1.56:1001",
+    wl: Annotated[str | None, typer.Option("--wl", help="wavelengths (µm): lo:hi:n or a,b,c (default 1.54:1.56 "
+                                                          "with a step ≤ FWHM/10 of the narrowest ring resonance, "
+                                                          "1,001–20,001 points)")] = None,
     port: Annotated[str, typer.Option("--port", help="S-parameter port pair")] = "o1,o2",
     quantity: Annotated[str, typer.Option("--quantity", help="power, db, phase, real or imag")] = "power",
     grad: Annotated[list[str] | None, typer.Option("--grad", help="swept parameter to differentiate by")] = None,
@@ -56,7 +143,7 @@ def sweep(
     from prismpic.fileio import atomic_path
 
     axes = parse_axes(param)
-    wls = sw.parse_range(wl, "--wl")
+    wls = None if wl is None else sw.parse_range(wl, "--wl")
     fixed = parse_settings(set_)
     check_choice("--quantity", quantity, ("power", "db", "phase", "real", "imag"))
     ports = sw.port_pair(port)
@@ -78,12 +165,18 @@ def sweep(
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".npz"):
         raise ValueError(f"--out = {str(out)!r} must end in .csv or .npz")
-    points = sw.check_grid_size([a.size for a in axes.values()], wls.size, len(grads), zip_axes, csv=suffix == ".csv")
+    sizes = [a.size for a in axes.values()]
     fig_path = figure or out.with_suffix(".png")
     check_distinct(out=out, figure=fig_path)
+    check_out_file(out, suffixes=(".csv", ".npz"))  # the paths first; free space once the grid is known
+    check_out_file(fig_path, "--figure", suffixes=FIGURE_SUFFIXES)
+    grid_note = None
+    if wls is None:  # the default grid takes a few linewidth computations: the parameter grid is checked first
+        sw.check_grid_size(sizes, 1, len(grads), zip_axes, csv=suffix == ".csv")
+        wls, grid_note = default_wl_grid(model, fixed, axes, zip_axes, len(grads), csv=suffix == ".csv")
+    points = sw.check_grid_size(sizes, wls.size, len(grads), zip_axes, csv=suffix == ".csv")
     check_out_file(out, suffixes=(".csv", ".npz"),
                    need_bytes=sw.output_bytes(points, wls.size, len(axes), len(grads), suffix))
-    check_out_file(fig_path, "--figure", suffixes=FIGURE_SUFFIXES)
     try:
         res = sw.sweep(fn, axes, wl=wls, fixed=fixed, output=ports, quantity=quantity, grad=grads,
                        zip_axes=zip_axes, label=f"{quantity} {model} {port}", timing=True)
@@ -92,6 +185,8 @@ def sweep(
     with atomic_path(out, "--out") as tmp_out, atomic_path(fig_path, "--figure") as tmp_fig:
         res.save(tmp_out)  # both files are renamed into place only once both are complete
         res.plot(tmp_fig)
+    if grid_note:
+        say(grid_note)
     say(f"{res.n_points} points × {0 if res.wl is None else res.wl.size} wavelengths in {res.seconds:.3g} s "
         f"({res.evaluations_per_second:.4g} evaluations/s; compile {res.compile_seconds:.2g} s)")
     say(f"wrote {out} and {fig_path}")

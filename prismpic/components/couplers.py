@@ -22,12 +22,13 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.units import db_to_amplitude, db_to_power
 from prismpic.components.waveguides import check_waveguide_params, path_response
 from prismpic.pdk import dispersion
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
@@ -137,6 +138,7 @@ def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
     check_sbend_radius("length", length, (output_separation - width - tip_gap) / 2)
 
 
+@platform_cell
 @gf.cell
 def y_splitter(
     length: float = 30.0,
@@ -194,21 +196,21 @@ def y_splitter(
 
 @model_of(y_splitter)
 def y_splitter_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    output_separation,
-    taper_length,
-    tip_gap,
-    width,
+    length: FloatLike,
+    output_separation: FloatLike,
+    taper_length: FloatLike,
+    tip_gap: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    excess_loss_db=0.2,
-    imbalance_db=0.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    excess_loss_db: FloatLike = 0.2,
+    imbalance_db: FloatLike = 0.0,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Y-branch: S₂₁ = √(ηr/(1+r)) t, S₃₁ = √(η/(1+r)) t, all else 0.
 
@@ -257,6 +259,7 @@ def _check_dc(gap, length, dy, bend_length, width):
     check_sbend_radius("bend_length", bend_length, (dy - gap - width) / 2)
 
 
+@platform_cell
 @gf.cell
 def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: float, cross_section: str) -> gf.Component:
     """Upper arm of a directional coupler: S-bend in, straight at gap/2 + width/2, S-bend out."""
@@ -269,6 +272,7 @@ def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: flo
     return gf.Path(np.concatenate(pts), start_angle=0, end_angle=0).extrude(xs)
 
 
+@platform_cell
 @gf.cell
 def directional_coupler(
     gap: float = 0.3,
@@ -399,19 +403,19 @@ def length_for_coupling(
 
 @model_of(directional_coupler)
 def directional_coupler_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    gap,
-    length,
-    dy,
-    bend_length,
-    width,
+    gap: FloatLike,
+    length: FloatLike,
+    dy: FloatLike,
+    bend_length: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Lossless-coupling directional coupler: through t·cos Φ, cross −i t·sin Φ.
 
@@ -476,6 +480,7 @@ def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, et
     return length, loss_db_per_cm
 
 
+@platform_cell
 @gf.cell
 def sbend(
     length: float = 20.0,
@@ -512,17 +517,17 @@ def sbend(
 
 @model_of(sbend)
 def sbend_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    offset,
-    width,
+    length: FloatLike,
+    offset: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """S-bend: t = exp(i k0 ∫ n_eff(R(s), φ(s)) ds) · 10^(−∫(α + α_bend(R(s))) ds / 20) (``sbend_response``).
 

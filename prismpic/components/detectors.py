@@ -32,10 +32,11 @@ from scipy.constants import h as H_PLANCK  # J s
 from scipy.constants import k as K_B  # J/K
 
 from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import materials
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -69,6 +70,7 @@ def _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, c
     check_range("pad_size", pad_size, RULES.min_pad_size, 500.0, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def photodetector_core(
     ge_length: float = 12.0,
@@ -125,6 +127,7 @@ def _rect(c: gf.Component, x0, y0, x1, y1, layer) -> None:
     c.add_polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], layer=layer)
 
 
+@platform_cell
 @gf.cell
 def photodetector(
     ge_length: float = 12.0,
@@ -182,6 +185,7 @@ def photodetector(
     return c
 
 
+@platform_cell
 @gf.cell
 def balanced_photodetector(
     ge_length: float = 12.0,
@@ -254,18 +258,18 @@ def _absorbing(wl, ports) -> sax.SDict:
 
 @model_of(photodetector)
 def photodetector_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    ge_length,
-    ge_width,
-    ge_thickness,
-    intrinsic_width,
-    contact_gap,
-    contact_width,
-    input_length,
-    pad_size,
-    lead_length,
-    width,
+    ge_length: FloatLike,
+    ge_width: FloatLike,
+    ge_thickness: FloatLike,
+    intrinsic_width: FloatLike,
+    contact_gap: FloatLike,
+    contact_width: FloatLike,
+    input_length: FloatLike,
+    pad_size: FloatLike,
+    lead_length: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
 ) -> sax.SDict:
     """Optical model of ``photodetector``: the port absorbs, S = 0 (its current: ``photocurrent_a``)."""
@@ -279,19 +283,19 @@ def photodetector_model(
 
 @model_of(balanced_photodetector)
 def balanced_photodetector_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    ge_length,
-    ge_width,
-    ge_thickness,
-    intrinsic_width,
-    contact_gap,
-    contact_width,
-    input_length,
-    pad_size,
-    lead_length,
-    pad_space,
-    width,
+    ge_length: FloatLike,
+    ge_width: FloatLike,
+    ge_thickness: FloatLike,
+    intrinsic_width: FloatLike,
+    contact_gap: FloatLike,
+    contact_width: FloatLike,
+    input_length: FloatLike,
+    pad_size: FloatLike,
+    lead_length: FloatLike,
+    pad_space: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
 ) -> sax.SDict:
     """Optical model of ``balanced_photodetector``: both ports absorb, S = 0 (current: ``balanced_current_a``)."""

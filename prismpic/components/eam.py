@@ -16,11 +16,12 @@ import sax
 from scipy.constants import epsilon_0
 
 from prismpic.checks import check_positive, check_range
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
 from prismpic.pdk import dispersion
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -36,6 +37,7 @@ def _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def eam(
     absorber_length: float = 100.0,
@@ -125,23 +127,23 @@ def eam_bandwidth_ghz(
 
 @model_of(eam)
 def eam_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    absorber_length,
-    mesa_width,
-    taper_length,
-    electrode_width,
-    width,
-    cross_section,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    voltage_v=0.0,
-    insertion_loss_db=4.0,
-    absorption_change_db_per_um=0.1,
-    v_half_v=2.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    absorber_length: FloatLike,
+    mesa_width: FloatLike,
+    taper_length: FloatLike,
+    electrode_width: FloatLike,
+    width: FloatLike | None,
+    cross_section: str,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    voltage_v: FloatLike = 0.0,
+    insertion_loss_db: FloatLike = 4.0,
+    absorption_change_db_per_um: FloatLike = 0.1,
+    v_half_v: FloatLike = 2.0,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Heterogeneous EAM block: |t|² = 10^(−(IL + ΔA(V))/10), phase of the LN ridge underneath.
 

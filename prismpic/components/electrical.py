@@ -12,6 +12,7 @@ from __future__ import annotations
 import gdsfactory as gf
 
 from prismpic.checks import check_positive, check_range
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -24,6 +25,7 @@ def _check_pad(size, opening_margin):
     check_range("size", size, RULES.min_pad_size + 2 * opening_margin, 1000.0, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def pad(size: float = 80.0, opening_margin: float = 5.0) -> gf.Component:
     """Square bond/probe pad: ELECTRODE metal with a PAD (passivation) opening inside.
@@ -60,6 +62,7 @@ def pad(size: float = 80.0, opening_margin: float = 5.0) -> gf.Component:
     return c
 
 
+@platform_cell
 @gf.cell
 def pad_array(
     columns: int = 4,
@@ -102,6 +105,7 @@ def pad_array(
     return c
 
 
+@platform_cell
 @gf.cell
 def electrode_trace(length: float = 100.0, width: float = 10.0) -> gf.Component:
     """Straight ELECTRODE line (``xs_metal``).
@@ -121,6 +125,7 @@ def electrode_trace(length: float = 100.0, width: float = 10.0) -> gf.Component:
     return c
 
 
+@platform_cell
 @gf.cell
 def heater(
     length: float = 100.0,
@@ -168,6 +173,7 @@ def heater(
     return c
 
 
+@platform_cell
 @gf.cell
 def wire_straight(length: float = 10.0, cross_section: str = "xs_metal", width: float | None = None) -> gf.Component:
     """Straight metal wire, the ``straight`` that gdsfactory's electrical bundle router needs.
@@ -182,6 +188,7 @@ def wire_straight(length: float = 10.0, cross_section: str = "xs_metal", width: 
     return gf.path.straight(length=length).extrude(xs)
 
 
+@platform_cell
 @gf.cell
 def wire_corner(cross_section: str = "xs_metal", width: float | None = None, radius: float | None = None) -> gf.Component:
     """Square 90° metal corner (ports e1 west, e2 north), the ``bend`` of electrical bundle routes.

@@ -22,10 +22,11 @@ from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import h as H_PLANCK  # J s
 
 from prismpic.checks import check_between, check_choice, check_positive, check_range
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -128,6 +129,7 @@ def _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, c
     check_between("tip_width", tip_width, 0.1, soa_width)
 
 
+@platform_cell
 @gf.cell
 def soa(
     gain_length: float = 1000.0,
@@ -198,23 +200,23 @@ def small_signal_gain_db(gain_length=CELL, net_gain_db_per_mm=NET_GAIN_DB_PER_MM
 
 @model_of(soa)
 def soa_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    gain_length,
-    taper_length,
-    soa_width,
-    tip_width,
-    contact_width,
-    contact_gap,
-    width,
+    gain_length: FloatLike,
+    taper_length: FloatLike,
+    soa_width: FloatLike,
+    tip_width: FloatLike,
+    contact_width: FloatLike,
+    contact_gap: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    gain_db=None,
-    gain_peak_um=GAIN_PEAK_UM,
-    gain_fwhm_nm=GAIN_FWHM_NM,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    gain_db: FloatLike | None = None,
+    gain_peak_um: FloatLike = GAIN_PEAK_UM,
+    gain_fwhm_nm: FloatLike = GAIN_FWHM_NM,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """SOA as a linear two-port at its operating gain: S21 = S12 = √G(λ) e^{iφ}, no reflection.
 

@@ -16,11 +16,12 @@ import sax
 from scipy.constants import c as C_LIGHT  # m/s
 
 from prismpic.checks import check_choice, check_range, concrete
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion, materials
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -148,6 +149,7 @@ def _check_edge(taper_length, tip_width, slab_tip_width, width):
         check_range("slab_tip_width", slab_tip_width, float(lo), 50.0, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def edge_coupler(
     taper_length: float = 200.0,
@@ -230,20 +232,20 @@ def edge_coupling_efficiency(wl=1.55, tip_width=CELL, slab_tip_width=CELL, fiber
 
 @model_of(edge_coupler)
 def edge_coupler_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    taper_length,
-    tip_width,
-    slab_tip_width,
-    width,
+    taper_length: FloatLike,
+    tip_width: FloatLike,
+    slab_tip_width: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    fiber_mfd_um=MFD_LENSED_UM,
-    gap_index=1.0,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    fiber_mfd_um: FloatLike = MFD_LENSED_UM,
+    gap_index: FloatLike = 1.0,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Edge coupler: o1 is the fiber's mode at the facet, o2 the ridge mode.
 
@@ -315,6 +317,7 @@ def _check_hcf(length_m, block_size):
     check_range("block_size", block_size, 10.0, 1e4, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def hcf_delay_line(
     length_m: float = 1000.0,
@@ -389,18 +392,18 @@ def hcf_loss_db(length_m=CELL, loss_db_per_km=HCF_LOSS_DB_PER_KM, coupling_loss_
 
 @model_of(hcf_delay_line)
 def hcf_delay_line_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length_m,
-    block_size,
-    width,
+    length_m: FloatLike,
+    block_size: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    loss_db_per_km=HCF_LOSS_DB_PER_KM,
-    coupling_loss_db=HCF_COUPLING_LOSS_DB,
-    phase_index=HCF_PHASE_INDEX,
-    group_index=HCF_GROUP_INDEX,
-    beta2_ps2_per_km=HCF_BETA2_PS2_PER_KM,
-    wl_ref_um=1.55,
+    loss_db_per_km: FloatLike = HCF_LOSS_DB_PER_KM,
+    coupling_loss_db: FloatLike = HCF_COUPLING_LOSS_DB,
+    phase_index: FloatLike = HCF_PHASE_INDEX,
+    group_index: FloatLike = HCF_GROUP_INDEX,
+    beta2_ps2_per_km: FloatLike = HCF_BETA2_PS2_PER_KM,
+    wl_ref_um: FloatLike = 1.55,
 ) -> sax.SDict:
     """Fiber delay line: S21 = S12 = 10^(−loss_dB/20) exp(i φ(λ)), φ from ``hcf_phase_rad``.
 

@@ -10,10 +10,16 @@ signature. Two ways to mark such an argument:
 Physics-only arguments (loss, voltage, temperature, ...) keep their own defaults. A default given in
 both places is an error at import time.
 
+Every model argument is annotated with the types below (``tests/components/test_model_signatures.py``):
+``wl: FloatArrayLike``; a real number ``FloatLike`` (the cell's ``float``, which the model may receive
+traced by ``jax.jit``/``grad``/``vmap``), ``FloatLike | None`` where the cell has ``float | None``;
+``cross_section: str``; ``cladding: Cladding``.
+
 Example::
 
     @model_of(ring_all_pass)
-    def ring_all_pass_model(wl=1.55, *, radius, gap, width, loss_db_per_cm=LOSS_DB_PER_CM): ...
+    def ring_all_pass_model(wl: FloatArrayLike = 1.55, *, radius: FloatLike, gap: FloatLike, width: FloatLike,
+                            loss_db_per_cm: FloatLike = LOSS_DB_PER_CM) -> sax.SDict: ...
 """
 
 from __future__ import annotations
@@ -21,6 +27,19 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from typing import Literal, TypeAlias
+
+import jax
+import numpy as np
+
+FloatLike: TypeAlias = float | jax.Array
+"""A real scalar: a Python float (an int counts) or a 0-d JAX array, possibly a tracer (jit, grad, vmap)."""
+
+FloatArrayLike: TypeAlias = float | np.ndarray | jax.Array
+"""A real scalar or array of any shape, e.g. the wavelengths ``wl`` (µm); the S-parameters take its shape."""
+
+Cladding: TypeAlias = Literal["sio2", "air"]
+"""The cladding above the ridges: ``prismpic.pdk.stack.CLADDINGS``."""
 
 _EMPTY = inspect.Parameter.empty
 

@@ -29,10 +29,11 @@ from prismpic.components.couplers import (
     y_splitter,
     y_splitter_model,
 )
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
 from prismpic.pdk import dispersion, materials
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.electrostatics import field_factor_fit
 from prismpic.pdk.layers import LAYER
@@ -61,6 +62,7 @@ def check_electrode_clearance(name: str, value, width, hi: float = 1000.0) -> No
         check_range(name, value, lo, hi, unit="µm")
 
 
+@platform_cell
 @gf.cell
 def phase_shifter(
     length: float = 1000.0,
@@ -145,20 +147,20 @@ def vpi_l_v_cm(
 
 @model_of(phase_shifter)
 def phase_shifter_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    electrode_gap,
-    electrode_width,
-    width,
-    cross_section,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    voltage_v=0.0,
-    field_factor=None,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    length: FloatLike,
+    electrode_gap: FloatLike,
+    electrode_width: FloatLike,
+    width: FloatLike | None,
+    cross_section: str,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    voltage_v: FloatLike = 0.0,
+    field_factor: FloatLike | None = None,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """t = 10^(−αL/20) exp(i(2π n_eff L/λ + π V/Vπ)), Vπ = λ g / (n_e³ r33 Γ f L) (single arm).
 
@@ -202,6 +204,7 @@ def _offset(points: np.ndarray, d: float) -> np.ndarray:
     return points + d * np.stack([-t[:, 1], t[:, 0]], axis=1)
 
 
+@platform_cell
 @gf.cell
 def mzm(
     length: float = 5000.0,
@@ -349,27 +352,27 @@ def mzm_vpi_v(
 
 @model_of(mzm)
 def mzm_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    electrode_gap,
-    signal_width,
-    ground_width,
-    pad_size,
-    transition_length,
-    splitter_length,
-    width,
-    cross_section,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    excess_loss_db=0.2,
-    imbalance_db=0.0,
-    voltage_v=0.0,
-    bias_phase_rad=0.0,
-    field_factor=None,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    length: FloatLike,
+    electrode_gap: FloatLike,
+    signal_width: FloatLike,
+    ground_width: FloatLike,
+    pad_size: FloatLike,
+    transition_length: FloatLike,
+    splitter_length: FloatLike,
+    width: FloatLike | None,
+    cross_section: str,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    excess_loss_db: FloatLike = 0.2,
+    imbalance_db: FloatLike = 0.0,
+    voltage_v: FloatLike = 0.0,
+    bias_phase_rad: FloatLike = 0.0,
+    field_factor: FloatLike | None = None,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """DC transmission of the push-pull MZM: t = t_arm (a₂² e^{iψ/2} + a₃² e^{−iψ/2}).
 

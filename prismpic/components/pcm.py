@@ -42,11 +42,12 @@ import sax
 from jax.scipy.special import ndtri
 
 from prismpic.checks import check_between, check_choice, check_positive, check_range
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion, materials
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -198,6 +199,7 @@ def _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, he
 
 
 # ---------------------------------------------------------------------------- cell
+@platform_cell
 @gf.cell
 def pcm_cell(
     length: float = 20.0,
@@ -365,23 +367,23 @@ def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness
 
 @model_of(pcm_cell)
 def pcm_cell_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    pcm_width,
-    pcm_thickness,
-    width,
-    margin,
-    heater_width,
-    heater_overlap,
-    lead_length,
+    length: FloatLike,
+    pcm_width: FloatLike,
+    pcm_thickness: FloatLike,
+    width: FloatLike | None,
+    margin: FloatLike,
+    heater_width: FloatLike,
+    heater_overlap: FloatLike,
+    lead_length: FloatLike,
     cross_section: str,
-    crystalline_fraction=0.0,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    crystalline_fraction: FloatLike = 0.0,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """GSST weight cell: passive (absorbing), reciprocal two-port; see ``pcm_transmission``.
 

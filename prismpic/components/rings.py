@@ -42,7 +42,7 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_choice, check_range
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
     ELECTRODE_COVERAGE,
@@ -66,7 +66,7 @@ from prismpic.components.ring_physics import (
     thermo_optic_dneff_dt,
 )
 from prismpic.components.waveguides import straight
-from prismpic.pdk.activation import ensure_active
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
@@ -88,6 +88,7 @@ def _n_vertices(radius: float) -> int:
     return 4 * math.ceil(n / 4)
 
 
+@platform_cell
 @gf.cell
 def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Component:
     """Closed ring ridge (LN_RIDGE) with its slab band (LN_SLAB), centred on the origin.
@@ -96,7 +97,6 @@ def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Co
         radius: ridge-centre radius (µm).
         width: ridge width (µm).
     """
-    ensure_active()
     c = gf.Component()
     for layer, half in ((LAYER.LN_RIDGE, width / 2), (LAYER.LN_SLAB, width / 2 + SLAB_MARGIN)):
         r_out, r_in = radius + half, max(radius - half, 0.0)
@@ -107,6 +107,7 @@ def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Co
     return c
 
 
+@platform_cell
 @gf.cell
 def floating_disk(radius: float = 10.0) -> gf.Component:
     """Floating metal disk (ELECTRODE) centred on the origin.
@@ -115,7 +116,6 @@ def floating_disk(radius: float = 10.0) -> gf.Component:
         radius: disk radius (µm).
     """
     check_range("radius", radius, 0.0, 1e4, unit="µm", lo_open=True)
-    ensure_active()
     c = gf.Component()
     c.add_polygon(_circle_points(radius, _n_vertices(radius)), layer=LAYER.ELECTRODE)
     return c
@@ -134,7 +134,6 @@ def _add_plate(c: gf.Component, y_edge: float, half_x: float, height: float, up:
 
 def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
                drop: bool) -> gf.Component:
-    ensure_active()
     c = gf.Component()
     c.add_ref(ring_shape(radius=radius, width=width))
     length = default_bus_length(radius, width) if bus_length is None else bus_length
@@ -160,6 +159,7 @@ def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrod
     return c
 
 
+@platform_cell
 @gf.cell
 def ring_add_drop(
     radius: float = RING_RADIUS,
@@ -204,6 +204,7 @@ def ring_add_drop(
                       drop=True)
 
 
+@platform_cell
 @gf.cell
 def ring_all_pass(
     radius: float = RING_RADIUS,
@@ -246,24 +247,24 @@ def ring_all_pass(
 # ---------------------------------------------------------------------------- models
 @model_of(ring_add_drop)
 def ring_add_drop_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    radius,
-    gap,
-    gap_drop,
-    width,
-    bus_length,
-    electrode_gap,
-    electrode_coverage,
-    electrode_width,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    coupler_loss_db=0.0,
-    voltage_v=0.0,
-    delta_t_k=0.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    radius: FloatLike,
+    gap: FloatLike,
+    gap_drop: FloatLike | None,
+    width: FloatLike,
+    bus_length: FloatLike | None,
+    electrode_gap: FloatLike,
+    electrode_coverage: FloatLike,
+    electrode_width: FloatLike,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    coupler_loss_db: FloatLike = 0.0,
+    voltage_v: FloatLike = 0.0,
+    delta_t_k: FloatLike = 0.0,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Add-drop ring: S(o1→o2) through, S(o1→o4) drop, S(o3→o4) add→drop, S(o3→o2) add→through.
 
@@ -300,23 +301,23 @@ def ring_add_drop_model(
 
 @model_of(ring_all_pass)
 def ring_all_pass_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    radius,
-    gap,
-    width,
-    bus_length,
-    electrode_gap,
-    electrode_coverage,
-    electrode_width,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    coupler_loss_db=0.0,
-    voltage_v=0.0,
-    delta_t_k=0.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    radius: FloatLike,
+    gap: FloatLike,
+    width: FloatLike,
+    bus_length: FloatLike | None,
+    electrode_gap: FloatLike,
+    electrode_coverage: FloatLike,
+    electrode_width: FloatLike,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    coupler_loss_db: FloatLike = 0.0,
+    voltage_v: FloatLike = 0.0,
+    delta_t_k: FloatLike = 0.0,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
 

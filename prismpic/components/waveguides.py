@@ -23,10 +23,11 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_choice, check_positive, check_range
-from prismpic.components.model_signature import model_of
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
@@ -94,6 +95,7 @@ def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cl
 
 
 # ---------------------------------------------------------------------------- straight
+@platform_cell
 @gf.cell
 def straight(length: float = 10.0, width: float | None = None, cross_section: str = "xs_ridge") -> gf.Component:
     """Straight ridge waveguide.
@@ -118,16 +120,16 @@ def straight(length: float = 10.0, width: float | None = None, cross_section: st
 
 @model_of(straight)
 def straight_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    width,
+    length: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ)."""
     width = ridge_width(cross_section, width)
@@ -147,6 +149,7 @@ def _check_bend(radius, angle):
     return radius, check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
 
 
+@platform_cell
 @gf.cell
 def bend_circular(
     radius: float | None = None, angle: float = 90.0, width: float | None = None, cross_section: str = "xs_ridge"
@@ -171,17 +174,17 @@ def bend_circular(
 
 @model_of(bend_circular)
 def bend_circular_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    radius,
-    angle,
-    width,
+    radius: FloatLike | None,
+    angle: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Circular bend entering along crystal y; phase ∫ k0 n_eff(R, φ) ds over the arc."""
     width = ridge_width(cross_section, width)
@@ -206,6 +209,7 @@ def euler_length(radius, angle_deg, p):
     return radius * jnp.deg2rad(angle_deg) * (1.0 + p)
 
 
+@platform_cell
 @gf.cell
 def bend_euler(
     radius: float | None = None,
@@ -237,18 +241,18 @@ def bend_euler(
 
 @model_of(bend_euler)
 def bend_euler_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    radius,
-    angle,
-    p,
-    width,
+    radius: FloatLike | None,
+    angle: FloatLike,
+    p: FloatLike,
+    width: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Euler bend: ∫ k0 n_eff(R(s), φ(s)) ds over two clothoids and the central arc."""
     width = ridge_width(cross_section, width)
@@ -278,6 +282,7 @@ def bend_euler_model(
 
 
 # ---------------------------------------------------------------------------- taper
+@platform_cell
 @gf.cell
 def taper(
     length: float = 10.0, width1: float = RIDGE_WIDTH, width2: float | None = None, cross_section: str = "xs_ridge"
@@ -307,17 +312,17 @@ def taper(
 
 @model_of(taper)
 def taper_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    length,
-    width1,
-    width2,
+    length: FloatLike,
+    width1: FloatLike,
+    width2: FloatLike | None,
     cross_section: str,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Adiabatic linear taper: phase ∫ k0 n_eff(w(s)) ds; mode-conversion loss neglected."""
     width2 = width1 if width2 is None else width2

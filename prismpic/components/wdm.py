@@ -30,10 +30,10 @@ import sax
 
 from prismpic.checks import check_range, concrete
 from prismpic.components import ring_physics, rings
-from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
-from prismpic.pdk.activation import ensure_active
+from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
@@ -90,7 +90,6 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
     ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
     _check_span(channels_um, radius, width)
-    ensure_active()
     n = len(channels_um)
     radii = _float_radii(channels_um, radius, width)
     c = gf.Component()
@@ -128,6 +127,7 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
     return c
 
 
+@platform_cell
 @gf.cell
 def wdm_demux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
@@ -165,6 +165,7 @@ def wdm_demux(
     return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width)
 
 
+@platform_cell
 @gf.cell
 def wdm_mux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
@@ -206,24 +207,24 @@ def _float_radii(channels_um, radius, width) -> list[float]:
 
 @model_of(wdm_demux)
 def wdm_demux_model(
-    wl=1.55,
+    wl: FloatArrayLike = 1.55,
     *,
-    channels_um,
-    radius,
-    gap,
-    width,
-    spacing,
-    electrode_gap,
-    electrode_coverage,
-    electrode_width,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    coupler_loss_db=0.0,
-    voltages_v=None,
-    delta_t_k=0.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
+    channels_um: tuple[float, ...],
+    radius: FloatLike,
+    gap: FloatLike,
+    width: FloatLike,
+    spacing: FloatLike,
+    electrode_gap: FloatLike,
+    electrode_coverage: FloatLike,
+    electrode_width: FloatLike,
+    film_thickness: FloatLike = FILM_THICKNESS,
+    etch_depth: FloatLike = ETCH_DEPTH,
+    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    coupler_loss_db: FloatLike = 0.0,
+    voltages_v: tuple[FloatLike, ...] | None = None,
+    delta_t_k: FloatLike = 0.0,
+    sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
+    cladding: Cladding = CLADDING,
 ) -> sax.SDict:
     """Cascade of the rings' add-drop models, links and drop bends (see the module docstring).
 

@@ -1,13 +1,34 @@
-"""Layer map and layer views (KLayout .lyp) of the TFLN platform."""
+"""Layer map and layer views of the TFLN platform, and the KLayout files shipped with the package.
+
+The package data folder (``prismpic/pdk/data``) ships three files generated from this module:
+
+- ``prismpic.lyp``: KLayout layer properties (colours, fills, names ``LN_RIDGE 1/0``); open a prismpic GDS
+  with ``klayout -l prismpic.lyp chip.gds``;
+- ``prismpic.lyt``: a KLayout technology ``prismpic`` (1 nm database unit) that loads ``prismpic.lyp``: copy
+  both files into ``~/.klayout/tech/prismpic/`` and choose the technology in KLayout;
+- ``layers.yaml``: the same views in gdsfactory's YAML form (``gf.technology.LayerViews(filepath=...)``).
+
+``prismpic pdk-files --install`` regenerates them in the package (``write_pdk_files``); ``--out DIR``
+writes them elsewhere. A test checks that the shipped files equal a fresh regeneration.
+"""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import gdsfactory as gf
 from gdsfactory.technology import LayerView, LayerViews
 
+from prismpic.fileio import atomic_path, write_text_atomic
+
 Layer = tuple[int, int]
+
+DATA_DIR = Path(__file__).parent / "data"
+TECH_NAME = "prismpic"
+DBU_UM = 0.001  # database unit (µm): gdsfactory's default, the 1 nm grid the cells snap to
+LYP_NAME, LYT_NAME, YAML_NAME = "prismpic.lyp", "prismpic.lyt", "layers.yaml"
+PDK_FILES = (LYP_NAME, LYT_NAME, YAML_NAME)
 
 
 class LAYER(gf.LayerEnum):
@@ -30,7 +51,7 @@ class LAYER(gf.LayerEnum):
     WAFER: Layer = (999, 0)
 
 
-_COLORS = {
+COLORS = {  # fill and frame colour of each layer's view
     "LN_RIDGE": "#2f7fff",
     "LN_SLAB": "#9fc5ff",
     "ELECTRODE": "#ffbf00",
@@ -45,24 +66,64 @@ _COLORS = {
     "DEVREC": "#ff00ff",
     "WAFER": "#f0f0f0",
 }
+OUTLINED = frozenset({"FLOORPLAN", "DEVREC", "WAFER", "LABEL"})  # drawn hollow (frame only)
 
 
 def get_layer_views() -> LayerViews:
-    """Return gdsfactory layer views (colours, fills) for every layer."""
+    """Return gdsfactory layer views (colours, fills, names ``NAME layer/datatype``) for every layer."""
     views = {}
-    for name, color in _COLORS.items():
-        hollow = name in {"FLOORPLAN", "DEVREC", "WAFER", "LABEL"}
+    for name, color in COLORS.items():
         views[name] = LayerView(
+            name=name,
             layer=getattr(LAYER, name),
             color=color,
-            hatch_pattern="hollow" if hollow else "dotted",
+            hatch_pattern="hollow" if name in OUTLINED else "dotted",
             visible=name != "WAFER",
+            layer_in_name=True,
         )
     return LayerViews(layer_views=views)
 
 
 def write_lyp(path: str | Path) -> Path:
-    """Write the KLayout layer-properties file and return its path."""
+    """Write the KLayout layer-properties file (atomically) and return its path."""
     path = Path(path)
-    get_layer_views().to_lyp(path)
+    with atomic_path(path, "lyp") as tmp:
+        get_layer_views().to_lyp(tmp)
     return path
+
+
+def lyt_xml() -> str:
+    """The KLayout technology file (``.lyt``): name, description, database unit and the layer properties file.
+
+    Written by hand rather than by ``klayout.db.Technology.to_xml()``, whose reader-option defaults change
+    with the KLayout version; KLayout fills the missing elements with its defaults when it reads the file.
+    """
+    root = ET.Element("technology")
+    for tag, text in (("name", TECH_NAME),
+                      ("description", "prismpic thin-film lithium niobate (X-cut TFLN) platform"),
+                      ("dbu", f"{DBU_UM:g}"),
+                      ("layer-properties_file", LYP_NAME),
+                      ("add-other-layers", "true")):
+        ET.SubElement(root, tag).text = text
+    ET.indent(root, space=" ")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_lyt(path: str | Path) -> Path:
+    """Write the KLayout technology file (atomically) and return its path."""
+    return write_text_atomic(path, lyt_xml(), what="lyt")
+
+
+def write_layers_yaml(path: str | Path) -> Path:
+    """Write the layer views as gdsfactory YAML (``LayerViews.to_yaml``, atomically) and return its path."""
+    path = Path(path)
+    with atomic_path(path, "layers.yaml") as tmp:
+        get_layer_views().to_yaml(tmp)
+    return path
+
+
+def write_pdk_files(folder: str | Path = DATA_DIR) -> list[Path]:
+    """Write ``prismpic.lyp``, ``prismpic.lyt`` and ``layers.yaml`` into ``folder`` (an existing folder; default
+    the package data folder), each atomically; return their paths."""
+    folder = Path(folder)
+    return [write_lyp(folder / LYP_NAME), write_lyt(folder / LYT_NAME), write_layers_yaml(folder / YAML_NAME)]

@@ -93,3 +93,93 @@ def test_deep_drc_equals_flat_drc_on_a_hierarchy():
     assert len(flat) == 4 and all("3 marker(s)" in v for v in flat)
     assert [str(v) for v in drc(top, deep=True)] == flat
     assert drc(gf.components.straight(length=5, cross_section=xs_ridge()), deep=True) == []
+
+
+# ---------------------------------------------------------------------------- activation (prismpic.pdk.activation)
+@pytest.fixture
+def generic_pdk():
+    """gdsfactory's generic PDK active for the test; the full prismpic PDK active again afterwards."""
+    from gdsfactory.gpdk import get_generic_pdk
+
+    import prismpic
+
+    generic = get_generic_pdk()
+    generic.activate(force=True)
+    try:
+        yield generic
+    finally:
+        prismpic.get_pdk().activate(force=True)
+
+
+def _area_um2(component, layer) -> float:
+    import klayout.db as kdb
+
+    index = component.kcl.layout.find_layer(kdb.LayerInfo(layer.layer, layer.datatype))
+    region = kdb.Region(component.kdb_cell.begin_shapes_rec(index)).merged()
+    return region.area() * component.kcl.layout.dbu**2
+
+
+def test_building_a_cell_restores_the_users_pdk(generic_pdk):
+    """Under gdsfactory's generic PDK, a prismpic cell from ``prismpic.PDK.cells`` builds under the platform PDK and
+    leaves generic active; the drawn patch is length × pcm_width and the ridge (length + 2 margin) × 1.4 µm (the
+    cell's own geometry), also for a second cell built after generic came back (its re-activation drops empty
+    prismpic layers; the next build registers them again)."""
+    import prismpic
+
+    assert gf.get_active_pdk() is generic_pdk
+    pdk = prismpic.PDK  # built, not activated
+    assert pdk.name == "prismpic_tfln" and gf.get_active_pdk() is generic_pdk
+    first = pdk.cells["pcm_cell"](length=23.0)
+    assert gf.get_active_pdk() is generic_pdk
+    second = pdk.cells["pcm_cell"](length=31.0, pcm_width=0.8, margin=4.0)
+    assert gf.get_active_pdk() is generic_pdk
+    for c, length, pcm_width, margin in ((first, 23.0, 1.0, 5.0), (second, 31.0, 0.8, 4.0)):
+        assert _area_um2(c, LAYER.PCM) == pytest.approx(length * pcm_width, abs=1e-6)
+        assert _area_um2(c, LAYER.LN_RIDGE) == pytest.approx((length + 2 * margin) * 1.4, abs=1e-6)
+        assert drc(c) == []
+
+
+def test_a_direct_cell_call_restores_the_users_pdk(generic_pdk):
+    """Every registered cell is a ``platform_cell``: called directly (not through ``PDK.cells``) under generic, it
+    builds the prismpic geometry (the ring's bus at y = −(R + w + gap), the ring's own formula) and generic is
+    active again afterwards."""
+    from prismpic.components.rings import ring_all_pass
+    from prismpic.pdk_registry import raw_cells
+
+    c = ring_all_pass(radius=20.0, gap=0.25)
+    assert gf.get_active_pdk() is generic_pdk
+    assert c.ports["o1"].center[1] == pytest.approx(-(20.0 + 1.4 + 0.25), abs=1e-3)
+    assert drc(c) == []
+    unwrapped = [name for name, cell in raw_cells().items() if not getattr(cell, "platform_cell", False)]
+    assert not unwrapped, f"cells not defined under platform_cell: {unwrapped}"
+
+
+def test_activated_restores_the_users_pdk_after_an_error(generic_pdk):
+    from prismpic.pdk.activation import PLATFORM_PDK_NAME, activated
+
+    with pytest.raises(ValueError, match="pcm_width"), activated() as inside:
+        assert inside.name == PLATFORM_PDK_NAME and gf.get_active_pdk() is inside
+        from prismpic.components.pcm import pcm_cell
+
+        pcm_cell(pcm_width=5.0)
+    assert gf.get_active_pdk() is generic_pdk
+
+
+def test_activated_is_a_no_op_under_a_prismpic_pdk(pdk):
+    from prismpic.pdk.activation import activated
+
+    assert gf.get_active_pdk() is pdk
+    with activated() as inside:
+        assert inside is pdk
+    assert gf.get_active_pdk() is pdk
+
+
+def test_import_prismpic_stays_light_and_gdsfactory_finds_its_pdk():
+    import subprocess
+    import sys
+
+    # with no PDK active, gdsfactory imports the named module and activates its module-level PDK
+    code = ("import sys, prismpic; light = 'gdsfactory' not in sys.modules; import gdsfactory as gf; "
+            "pdk = gf.get_active_pdk(name='prismpic'); print(light, pdk.name, pdk is prismpic.PDK)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    assert out.stdout.split() == ["True", "prismpic_tfln", "True"]

@@ -1,0 +1,347 @@
+"""The catalog commands: ``list`` the registered cells, models and circuits; ``info`` on one; ``pdk-files``.
+
+``info NAME`` builds the cell (at its defaults, or with ``--set``) for its size, ports and DRC status
+(prismpic's KLayout DRC, ``prismpic.pdk.drc``), and lists the cell's and its model's parameters with
+defaults and units. A unit comes from the parameter's ``Args:`` entry (the parenthesis, e.g. ``(µm)``), else
+from the same parameter's entry in another registered cell or model, else from its name (``*_db``, ``*_v``,
+...); lengths are µm throughout the package.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from prismpic.cli.common import app, check_settings, cli_errors, parse_settings, say
+
+KINDS = ("cells", "models", "circuits")
+UNITS = ("µm", "nm", "pm", "mm", "cm", "m", "dB", "dB/cm", "dB/km", "dBm", "V", "K", "°", "degrees", "rad", "A/W",
+         "Ω/□", "Ω", "ps²/km", "W", "mW", "Hz", "GHz", "THz", "s", "ns", "ps", "fs")
+SUFFIX_UNITS = (("_db_per_cm", "dB/cm"), ("_db_per_km", "dB/km"), ("_ps2_per_km", "ps²/km"), ("_ohm_sq", "Ω/□"),
+                ("_dbm", "dBm"), ("_db", "dB"), ("_um", "µm"), ("_nm", "nm"), ("_deg", "°"), ("_rad", "rad"),
+                ("_v", "V"), ("_k", "K"), ("_m", "m"))
+DEFAULT_PDK_DIR = Path("prismpic-pdk")
+
+
+# ---------------------------------------------------------------------------- docstrings and units
+def arg_docs(fn) -> dict[str, str]:
+    """The ``Args:`` entries of ``fn``'s Google-style docstring, by parameter name (``a, b: text`` gives both; see
+    ``shared_entries``)."""
+    doc = inspect.getdoc(fn) or ""
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Args:")
+    except StopIteration:
+        return {}
+    entries: list[str] = []
+    base = None
+    for line in lines[start + 1:]:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            break
+        base = indent if base is None else base
+        if indent <= base or not entries:
+            entries.append(line.strip())
+        else:  # a continuation line (of the text, or of a list of names)
+            entries[-1] += " " + line.strip()
+    out = {}
+    for entry in entries:
+        names, _, text = entry.partition(":")
+        for name in (n.strip() for n in names.split(",")):
+            if name.isidentifier():
+                out[name] = text.strip()
+    return out
+
+
+def shared_entries(fn) -> set[str]:
+    """Parameters documented together with others in one entry (``a, b: ...``): the entry's unit is not theirs."""
+    docs = arg_docs(fn)
+    counts: dict[str, int] = {}
+    for text in docs.values():
+        counts[text] = counts.get(text, 0) + 1
+    return {name for name, text in docs.items() if counts[text] > 1}
+
+
+def unit_in(text: str) -> str | None:
+    """The unit of an ``Args:`` entry: the first parenthesis whose first item is a unit (``(°; 90 = vertical)``)."""
+    for group in re.findall(r"\(([^()]*)\)", text):
+        head = re.split(r"[;,]", group)[0].strip()
+        if head in UNITS:
+            return "°" if head == "degrees" else head
+    return None
+
+
+def unit_from_name(name: str) -> str | None:
+    """A unit read from a parameter's name (``loss_db_per_cm`` → dB/cm, ``voltage_v`` → V), or None."""
+    for suffix, unit in SUFFIX_UNITS:
+        if name.endswith(suffix):
+            return unit
+    return None
+
+
+@cache
+def glossary() -> dict[str, tuple[str, str]]:
+    """(description, unit) of every parameter documented alone in some registered cell or model (unit "" if none)."""
+    from prismpic.pdk_registry import models, raw_cells
+
+    found: dict[str, tuple[str, str]] = {}
+    for fn in [*raw_cells().values(), *models().values()]:
+        shared = shared_entries(fn)
+        for name, text in arg_docs(fn).items():
+            unit = unit_in(text) or ""
+            if name not in shared and (name not in found or (unit and not found[name][1])):
+                found[name] = (f"{text} [from {fn.__name__}]", unit)  # the first entry, or the first with a unit
+    return found
+
+
+def without_unit(text: str, unit: str) -> str:
+    """``text`` without its parenthesis that holds only ``unit`` (the table prints the unit in its own column)."""
+    return re.sub(r"\s*\((?:" + re.escape(unit) + ("|degrees" if unit == "°" else "") + r")\)", "", text) if unit else text
+
+
+def describe_parameters(fn, fallback=None) -> list[dict]:
+    """Name, default, type, unit and description of ``fn``'s keyword parameters; ``fallback`` (the cell of a
+    model) documents what ``fn`` leaves undocumented or documents only as "as ``...``"."""
+    from prismpic.cli.common import parameters_of
+
+    docs, shared = arg_docs(fn), shared_entries(fn)
+    extra = arg_docs(fallback) if fallback is not None else {}
+    rows = []
+    for name, p in parameters_of(fn).items():
+        text = docs.get(name, "")
+        if (not text or text.startswith(("geometry, as", "as "))) and name in extra:
+            text, shared = extra[name], shared - {name}
+        gloss = glossary().get(name)
+        if (not text or name in shared) and gloss:
+            text, shared = gloss[0], shared - {name}
+        own = None if name in shared else unit_in(text)
+        unit = "" if isinstance(p.default, str | bool) else (own or (gloss[1] if gloss else "")
+                                                              or unit_from_name(name) or "")
+        text = without_unit(text, unit)
+        annotation = p.annotation if p.annotation is not inspect.Parameter.empty else ""
+        required = p.default is inspect.Parameter.empty
+        rows.append({"name": name, "default": None if required else p.default, "required": required,
+                     "type": annotation if isinstance(annotation, str) else getattr(annotation, "__name__", ""),
+                     "unit": unit, "description": text})
+    return rows
+
+
+def summary(fn) -> str:
+    """The first line of ``fn``'s docstring."""
+    doc = inspect.getdoc(fn) or ""
+    return doc.splitlines()[0].strip() if doc else ""
+
+
+def qualified(fn) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}" if fn is not None else ""
+
+
+def fmt(v) -> str:
+    """A default or a coordinate, short: floats with up to 6 significant figures."""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, tuple | list):
+        return "(" + ", ".join(fmt(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+# ---------------------------------------------------------------------------- the catalog
+def catalog(kind: str) -> list[dict]:
+    """One row per registered cell, model or circuit (``kind``): name, function, summary and relations."""
+    from prismpic.circuits.registry import circuits
+    from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
+    from prismpic.components.registry import devices
+    from prismpic.pdk_registry import models, raw_cells
+
+    if kind == "cells":
+        circ, mods = circuits(), models()
+        rows = []
+        for name, cell in raw_cells().items():
+            what = "circuit" if name in circ else "electrical" if name in ELECTRICAL_CELLS else "device"
+            rows.append({"name": name, "kind": what, "function": qualified(cell),
+                         "model": qualified(mods.get(name)), "summary": summary(cell)})
+        return rows
+    if kind == "models":
+        devs = devices()
+        return [{"name": name, "function": qualified(m), "parameters": len(inspect.signature(m).parameters),
+                 "passive": devs[name].passive if name in devs else None, "summary": summary(m)}
+                for name, m in models().items()]
+    return [{"name": name, "function": qualified(c.cell), "fast_model": qualified(c.fast_model),
+             "model": qualified(c.model), "summary": summary(c.cell)} for name, c in circuits().items()]
+
+
+def port_rows(component) -> list[dict]:
+    """Ports of a built component: name, type, centre (µm), orientation (°), width (µm), cross-section, layer."""
+    return [{"name": p.name, "type": p.port_type, "x": float(p.dcenter[0]), "y": float(p.dcenter[1]),
+             "orientation": float(p.orientation), "width": float(p.dwidth),
+             "cross_section": p.info.get("cross_section", ""), "layer": str(p.layer_info)} for p in component.ports]
+
+
+def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
+    """Everything ``info`` prints about the cell ``name`` built with ``settings``."""
+    from prismpic.checks import check_gds_extent
+    from prismpic.circuits.registry import circuits
+    from prismpic.cli.layout import check_lengths
+    from prismpic.pdk import drc
+    from prismpic.pdk.rules import RULES
+    from prismpic.pdk_registry import get_pdk, models, raw_cells
+
+    cells = raw_cells()
+    if name not in cells:
+        raise ValueError(f"name = {name!r} is not a registered cell, model or circuit; choose from {sorted(cells)}")
+    cell = cells[name]
+    check_lengths(settings)
+    check_settings(cell, settings, what=f"cell {name}")
+    get_pdk()
+    try:
+        comp = cell(**settings)
+    except TypeError as e:
+        raise ValueError(f"--set for {name}: {e}") from None
+    check_gds_extent(comp, name)
+    info = {"name": name, "summary": summary(cell), "cell": qualified(cell), "settings": settings,
+            "parameters": describe_parameters(cell), "size_um": [float(comp.dxsize), float(comp.dysize)],
+            "ports": port_rows(comp)}
+    model = models().get(name)
+    if model is not None:
+        sdict = model()
+        info["model"] = {"function": qualified(model), "summary": summary(model),
+                         "ports": sorted({p for pair in sdict for p in pair}, key=lambda s: (len(s), s)),
+                         "parameters": describe_parameters(model, fallback=cell)}
+        shared = set(inspect.signature(cell).parameters)
+        for row in info["model"]["parameters"]:
+            row["from_cell"] = row["name"] in shared
+    circ = circuits().get(name)
+    if circ is not None:
+        info["fast_model"] = qualified(circ.fast_model)
+    if run_drc:
+        violations = drc(comp, deep=True)
+        info["drc"] = {"clean": not violations, "violations": [str(v) for v in violations],
+                       "rules": f"prismpic.pdk.rules.RULES ({len(vars(RULES))} values)"}
+    return info
+
+
+# ---------------------------------------------------------------------------- printing
+def table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    """Rows of cells as left-aligned text columns (the last column unpadded)."""
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows]
+
+
+def parameter_lines(params: list[dict], mark_cell: bool = False) -> list[str]:
+    head = ["name", "default", "unit"] + (["from"] if mark_cell else []) + ["description"]
+    rows = [head] + [[p["name"], "(required)" if p["required"] else fmt(p["default"]), p["unit"] or "—"] + (["cell" if p.get("from_cell") else "model"] if mark_cell else [])
+                     + [p["description"]] for p in params]
+    return table(rows, "    ")
+
+
+def info_lines(info: dict) -> list[str]:
+    lines = [f"{info['name']}: {info['summary']}", f"  cell: {info['cell']}"
+             + (f" with {', '.join(f'{k} = {fmt(v)}' for k, v in info['settings'].items())}" if info["settings"] else "")]
+    lines.append(f"  size: {info['size_um'][0]:.6g} × {info['size_um'][1]:.6g} µm")
+    lines.append("  parameters:")
+    lines += parameter_lines(info["parameters"])
+    lines.append(f"  ports ({len(info['ports'])}):")
+    rows = [["name", "type", "x (µm)", "y (µm)", "orient.", "width (µm)", "cross-section", "layer"]]
+    rows += [[p["name"], p["type"], f"{p['x']:.3f}", f"{p['y']:.3f}", f"{p['orientation']:g}°", f"{p['width']:.6g}",
+              p["cross_section"] or "—", p["layer"]] for p in info["ports"]]
+    lines += table(rows, "    ")
+    model = info.get("model")
+    if model is None:
+        lines.append("  model: none (a layout-only cell)")
+    else:
+        lines.append(f"  model: {model['function']}: {model['summary']}")
+        lines.append(f"    S-parameter ports: {', '.join(model['ports']) or 'none'}")
+        lines.append("    parameters:")
+        lines += ["  " + s for s in parameter_lines(model["parameters"], mark_cell=True)]
+    if info.get("fast_model"):
+        lines.append(f"  fast model: {info['fast_model']}")
+    drc = info.get("drc")
+    if drc is not None:
+        lines.append("  DRC (prismpic KLayout DRC): " + ("clean" if drc["clean"] else
+                                                           f"{len(drc['violations'])} violation(s)"))
+        lines += [f"    {v}" for v in drc["violations"]]
+    return lines
+
+
+# ---------------------------------------------------------------------------- commands
+@app.command("list")
+@cli_errors
+def list_(
+    kind: Annotated[str | None, typer.Argument(help="cells, models or circuits (default: all three)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of text")] = False,
+):
+    """List the registered cells, models and circuits."""
+    from prismpic.checks import check_choice
+
+    if kind is not None:
+        check_choice("kind", kind, KINDS)
+    found = {k: catalog(k) for k in ([kind] if kind else KINDS)}
+    if as_json:
+        say(json.dumps(found, indent=1, ensure_ascii=False))
+        return
+    columns = {"cells": ("kind", "model"), "models": ("function",), "circuits": ("fast_model",)}
+    for k, rows in found.items():
+        say(f"{k} ({len(rows)}):")
+        body = [["name", *columns[k], "summary"]]
+        body += [[r["name"], *(str(r[c]).removeprefix("prismpic.") or "—" for c in columns[k]), r["summary"]]
+                 for r in rows]
+        for line in table(body):
+            say(line)
+
+
+@app.command()
+@cli_errors
+def info(
+    name: Annotated[str, typer.Argument(help="registered cell, model or circuit name (see `prismpic list`)")],
+    set_: Annotated[list[str] | None, typer.Option("--set", help="cell parameter key=value (repeatable)")] = None,
+    drc: Annotated[bool, typer.Option("--drc/--no-drc", help="run the DRC on the built cell")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of text")] = False,
+):
+    """Ports, parameters (defaults, units), model and DRC status of one registered cell."""
+    from prismpic.fileio import jsonable
+
+    data = cell_info(name, parse_settings(set_), run_drc=drc)
+    if as_json:
+        say(json.dumps(jsonable(data), indent=1, ensure_ascii=False))
+        return
+    for line in info_lines(data):
+        say(line)
+
+
+@app.command("pdk-files")
+@cli_errors
+def pdk_files(
+    out: Annotated[Path | None, typer.Option(help="output folder, created if missing (default ./prismpic-pdk)")]
+    = None,
+    install: Annotated[bool, typer.Option("--install", help="regenerate the files shipped in the package's data "
+                                                            "folder instead")] = False,
+):
+    """Write the KLayout layer properties (prismpic.lyp), technology (prismpic.lyt) and layers.yaml."""
+    from prismpic.fileio import check_output_dir, check_output_file
+    from prismpic.pdk import layers
+
+    if install and out is not None:
+        raise ValueError(f"--out = {str(out)!r} and --install exclude each other: --install writes into the "
+                         f"package data folder {str(layers.DATA_DIR)!r}")
+    target = layers.DATA_DIR if install else (DEFAULT_PDK_DIR if out is None else out)
+    what = "--install" if install else "--out"
+    if target.exists():
+        if not target.is_dir():
+            raise ValueError(f"{what} = {str(target)!r} exists and is not a directory")
+        for f in layers.PDK_FILES:
+            check_output_file(target / f, what)
+    else:
+        check_output_dir(target, what)
+        target.mkdir()
+    for path in layers.write_pdk_files(target):
+        say(f"wrote {path}")
