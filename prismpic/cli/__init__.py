@@ -9,12 +9,14 @@ from __future__ import annotations
 import sys
 
 from prismpic.cli.common import app
-from prismpic.cli import report  # noqa: F401  (registers report, claims)
+from prismpic.cli import report  # noqa: F401  (registers report)
+from prismpic.cli import claims  # noqa: F401
 from prismpic.cli import layout  # noqa: F401
 from prismpic.cli import platform  # noqa: F401  (mode, tables)
 from prismpic.cli import calibrate  # noqa: F401
 from prismpic.cli import sweep  # noqa: F401
 from prismpic.cli import recall  # noqa: F401
+from prismpic.cli import catalog  # noqa: F401
 
 __all__ = ["app", "main"]
 

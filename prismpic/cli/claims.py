@@ -1,0 +1,79 @@
+"""The ``claims`` command: the seed-claims ledger, each claim judged over its assumptions; ``--explain`` for one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from prismpic.cli.common import app, cli_errors, console, progress_bar, say
+
+COLOURS = {"consistent": "green", "inconsistent": "red", "depends": "yellow", "needs-data": "blue"}
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)
+
+
+def _entry_table(entries) -> Table:
+    table = Table("quantity", "claimed / criterion", "modeled (range)", "unit", "verdict", "condition",
+                  show_lines=True)
+    for e in entries:
+        claimed = _fmt(e.claimed) + (f"\ncriterion: {e.criterion}" if e.criterion else "")
+        modeled = _fmt(e.modeled) + (f"\n({_fmt(e.modeled_lo)} … {_fmt(e.modeled_hi)})"
+                                     if e.modeled_lo is not None else "")
+        table.add_row(Text(e.quantity), Text(claimed), Text(modeled), Text(e.unit),
+                      Text(e.verdict, style=COLOURS.get(e.verdict, "")), Text(e.condition))
+    return table
+
+
+def _assumption_table(names) -> Table:
+    from prismpic.analysis.assumptions import assumption
+
+    table = Table("assumption", "nominal", "range", "source", show_lines=True)
+    for n in names:
+        a = assumption(n)
+        table.add_row(Text(f"{n}\n{a.label}"), Text(a.format(a.nominal)), Text(f"{a.format(a.lo)} … {a.format(a.hi)}"),
+                      Text(a.source))
+    return table
+
+
+@app.command()
+@cli_errors
+def claims(
+    ids: Annotated[list[str] | None, typer.Argument(help="claim ids to judge (default: all), e.g. S1-10 S2-03")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="for the given ids: the assumption table, the "
+                                          "tolerance, the reason and each assumption's sensitivity")] = False,
+):
+    """Judge the seed documents' claims over their assumptions and print the ledger (claim, claimed value or
+    criterion, modeled value and range, verdict and the condition that flips it)."""
+    from collections import Counter
+
+    from prismpic.analysis.claims import claim_text, specs
+    from prismpic.analysis.verdicts import explain_text, judge
+
+    if explain and not ids:
+        raise ValueError("--explain needs claim ids, e.g. prismpic claims S1-12 --explain")
+    todo = specs(ids=ids or None)
+    judged = []
+    with progress_bar() as prog:
+        task = prog.add_task("claims", total=len(todo))
+        for i, spec in enumerate(todo):
+            prog.update(task, description=f"claims: {spec.id}", completed=i)
+            judged.append(judge(spec, max_flips=None if explain else 2))
+        prog.update(task, description="claims", completed=len(todo))
+    for cid in dict.fromkeys(j.entry.id for j in judged):
+        mine = [j for j in judged if j.entry.id == cid]
+        say(f"\n{cid}: {claim_text(cid)}")
+        console.print(_entry_table([j.entry for j in mine]))
+        if explain:
+            for j in mine:
+                say(explain_text(j))
+                if j.entry.assumptions:
+                    console.print(_assumption_table(j.entry.assumptions))
+    counts = Counter(j.entry.verdict for j in judged)
+    say(f"{len(judged)} entries: " + ", ".join(f"{counts[v]} {v}" for v in COLOURS if counts[v]))
