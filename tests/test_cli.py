@@ -81,7 +81,116 @@ def test_report_schema(report_dir):
 
 
 def test_claims_filter_and_unknown_id():
+    from prismpic.analysis.claim_texts import claim_text
+
     res = runner.invoke(app, ["claims", "S1-01"])
     assert res.exit_code == 0 and "S1-01" in res.output and "consistent" in res.output
+    assert claim_text("S1-01")[:40] in res.output.replace("\n", " ")  # the claim's own text
     res = runner.invoke(app, ["claims", "S9-99"])
     assert res.exit_code == 2 and "S9-99" in res.output
+
+
+def test_claims_explain_prints_assumptions_and_sensitivity():
+    res = runner.invoke(app, ["claims", "S1-18", "--explain"])
+    assert res.exit_code == 0, res.output
+    # the driver-power flip: 300 W over 131,072 held voltages is 2.29 mW each
+    assert "driver_static_mw" in res.output and "flips at 2.29 mW" in res.output and "depends" in res.output
+    res = runner.invoke(app, ["claims", "--explain"])
+    assert res.exit_code == 2 and "--explain" in res.output
+
+
+# ---------------------------------------------------------------------------- version, layout, tables, sweep
+def test_version():
+    from importlib import metadata
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(f"prismpic {metadata.version('prismpic')} (gdsfactory {metadata.version('gdsfactory')}")
+
+
+def test_layout_exits_3_with_a_summary_when_drc_fails(tmp_path, monkeypatch):
+    """A ring drawn at the default 0.2 µm gap checked against a 0.25 µm minimum ridge gap: the gap at the coupler
+    is a violation, the GDS is still written (for inspection), one summary line goes to stderr, exit code 3."""
+    import dataclasses
+
+    from prismpic.cli.layout import DRC_EXIT_CODE
+    from prismpic.pdk import klayout_drc
+    from prismpic.pdk.rules import RULES
+
+    strict = dataclasses.replace(RULES, min_ridge_gap=0.25)
+    real = klayout_drc.drc
+    monkeypatch.setattr(klayout_drc, "drc", lambda c, rules=RULES, **kw: real(c, strict, **kw))
+    out = tmp_path / "r.gds"
+    res = CliRunner().invoke(app, ["layout", "ring_all_pass", "--out", str(out)])
+    assert DRC_EXIT_CODE == 3 and res.exit_code == 3, res.output
+    assert out.stat().st_size > 0
+    summary = [line for line in res.stderr.splitlines() if line.startswith("DRC failed")]
+    assert len(summary) == 1 and "ring_all_pass violates 1 rule: LN_RIDGE space < 0.25 µm" in summary[0]
+
+
+def test_layout_gds_gets_the_umask_mode(tmp_path):
+    import os
+    import stat
+
+    previous = os.umask(0o022)
+    try:
+        res = runner.invoke(app, ["layout", "straight", "--out", str(tmp_path / "s.gds")])
+    finally:
+        os.umask(previous)
+    assert res.exit_code == 0, res.output
+    assert stat.S_IMODE((tmp_path / "s.gds").stat().st_mode) == 0o644  # 0o666 & ~0o022
+
+
+def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
+    """The default --out is ./prismpic-tables, the package folder only with --install (the build is replaced by a
+    recorder: the real one takes an hour)."""
+    from pathlib import Path
+
+    from prismpic.pdk import tables as tb
+
+    calls = []
+    monkeypatch.setattr(tb, "build_tables", lambda out_dir, progress=None: calls.append(out_dir) or {})
+    monkeypatch.setattr(tb, "DATA_DIR", tmp_path / "package-data")  # the package's folder is not touched
+    (tmp_path / "package-data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["tables"])
+    assert res.exit_code == 0, res.output
+    assert calls == [Path("prismpic-tables")] and "package's tables are unchanged" in res.output
+    res = runner.invoke(app, ["tables", "--install"])
+    assert res.exit_code == 0 and calls[-1] == tmp_path / "package-data"
+    res = runner.invoke(app, ["tables", "--install", "--out", str(tmp_path / "t")])
+    assert res.exit_code == 2 and "exclude each other" in res.output and len(calls) == 2
+
+
+def _samples_per_fwhm(wl, through):
+    """Grid points inside each resonance dip's full width at half depth (the dip's own samples, no model)."""
+    import numpy as np
+
+    half = (through.max() + through.min()) / 2
+    inside = through < half
+    edges = np.flatnonzero(np.diff(inside.astype(int)))
+    runs = [(a + 1, b + 1) for a, b in zip(edges[::2], edges[1::2], strict=False) if inside[a + 1]]
+    return [b - a for a, b in runs]
+
+
+def test_sweep_default_grid_resolves_the_narrowest_resonance(tmp_path):
+    """Gaps 0.2 and 0.4 µm: the weaker-coupled ring has the narrower line; every dip of both holds at least
+    9 samples within its FWHM (a step ≤ FWHM/10, up to where the dip's edges fall between samples), where the old
+    fixed 20 pm grid put 1 or 2 samples in the 0.4 µm ring's line. A model without a resonance keeps 1,001 points."""
+    import numpy as np
+
+    out = tmp_path / "g.npz"
+    res = runner.invoke(app, ["sweep", "ring_all_pass", "--param", "gap=0.2,0.4", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "narrowest resonance FWHM" in res.output and "gap = 0.4" in res.output
+    data = np.load(out)
+    wl, values = data["wl_um"], data["values"]
+    assert wl[0] == 1.54 and wl[-1] == 1.56
+    for row in values:
+        counts = _samples_per_fwhm(wl, row)
+        assert counts and min(counts) >= 9, counts
+    coarse = np.linspace(1.54, 1.56, 1001)
+    coarse_counts = _samples_per_fwhm(coarse, np.interp(coarse, wl, values[1]))
+    assert max(coarse_counts) <= 2
+    res = runner.invoke(app, ["sweep", "straight", "--param", "length=10,20", "--out", str(tmp_path / "s.npz")])
+    assert res.exit_code == 0 and "1,001 points" in res.output and np.load(tmp_path / "s.npz")["wl_um"].size == 1001

@@ -4,12 +4,11 @@ Each section is a function ``section(ctx) -> dict`` that may add figures to ``ct
 ``write_report`` checks ``out_dir`` first (``fileio.check_output_dir``: parent folder, write permission,
 an existing read-only folder, free space), runs them in order, then writes everything into a fresh
 folder that replaces ``out_dir`` only once complete, so a failure never leaves half a report.
+The page (report.html) is rendered by ``report_html`` from templates, with ``report_plots``'s interactive figures.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import time
 from collections.abc import Callable
@@ -20,7 +19,8 @@ import numpy as np
 
 from prismpic.fileio import atomic_dir, check_output_dir, jsonable, write_gds_atomic, write_text_atomic
 
-REPORT_BYTES = 8 * 2**20  # a report folder's size, with margin (≈ 2 MB of PNGs, the same again in the HTML)
+REPORT_BYTES = 16 * 2**20  # a report folder's size, with margin (≈ 1 MB of PNGs and GDS; the HTML ≈ 6 MB, 4.8 of
+# them plotly.js)
 
 
 @dataclass
@@ -94,6 +94,7 @@ def _ring(ctx: ReportContext) -> dict:
     plot_spectrum(analysis, ctx.figure_path("ring_spectrum.png", "Add-drop ring at the report's parameters: "
                                            "through and drop spectra with fitted resonances"))
     ctx.results["ring_specs"] = specs
+    ctx.results["ring_spectrum"] = (np.asarray(wl) * 1e3, np.asarray(thr), np.asarray(drp))  # nm, |S21|², |S41|²
     return {
         "radius_um": ring.get("radius", rings.RING_RADIUS),
         "gap_um": ring.get("gap", ring_physics.GAP),
@@ -199,6 +200,7 @@ def _recall(ctx: ReportContext) -> dict:
         "recall_drift_split.png", "Recall@8 against the common-mode share of a 0.01 nm drift, free and with a lock loop"))
     return {"fwhm_nm": fwhm, "cases": [{"case": n, "recall": r.mean, "ci": [r.ci_low, r.ci_high], "drop": r.drop}
                                        for n, r in rows],
+            "all_impairments_case": rows[4][0],  # recall_table's fifth case: 5-bit weights, drift and NEP together
             "separation_curve": curve, "drift_split": split,
             "minilm": {"installed": heads is not None, "heads": heads or [],
                        "summary": recall_study.minilm_summary(heads, 8 * 480 // 16) if heads else None}}
@@ -215,16 +217,25 @@ def _energy(ctx: ReportContext) -> dict:
 
 
 def _layout(ctx: ReportContext) -> dict:
-    """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result."""
+    """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result, the PDK's KLayout layer
+    properties and a PNG of the GDS drawn with them."""
+    from prismpic.analysis.layout_render import render_gds_png
     from prismpic.circuits.prototype import prototype
     from prismpic.pdk import drc
+    from prismpic.pdk.layers import write_lyp
 
     c = prototype()
-    name = "prototype_8x8.gds"
+    name, lyp, png = "prototype_8x8.gds", "prismpic.lyp", "prototype_8x8.png"
     write_gds_atomic(c, ctx.workdir / name, with_metadata=False)
+    write_lyp(ctx.workdir / lyp)
     violations = drc(c)
+    drawn = render_gds_png(ctx.workdir / name, ctx.figure_path(png, "The 8×8 prototype (S1-11) drawn from its GDS "
+                                                                    "with the PDK's layer colours"), ctx.workdir / lyp)
     return {
         "gds": name,
+        "lyp": lyp,
+        "png": png,
+        "layers": drawn["layers"],
         "width_um": float(c.dxsize),
         "height_um": float(c.dysize),
         "instances": sum(1 for _ in c.kdb_cell.each_inst()),
@@ -234,8 +245,13 @@ def _layout(ctx: ReportContext) -> dict:
 
 def _claims(ctx: ReportContext) -> list:
     from prismpic.analysis.claims import ledger
+    from prismpic.analysis.verdicts import tornado_figure
 
-    return [e.to_dict() for e in ledger(ctx.results)]
+    entries = ledger(ctx.results)
+    if tornado_figure(entries, ctx.workdir / "tornado.png"):  # None when no entry depends on its assumptions
+        ctx.figures["tornado.png"] = ("The most influential assumptions of the entries whose verdict depends on "
+                                      "them: the modeled value over each assumption's range, the others nominal")
+    return [e.to_dict() for e in entries]
 
 
 SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
@@ -250,40 +266,6 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("layout", _layout),
     ("claims", _claims),
 ]
-
-
-def _html(report: dict, figures: dict[str, str], workdir: Path) -> str:
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>prismpic report</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
-        ".inconsistent{background:#fdd}.consistent{background:#dfd}.needs-data{background:#ffd}</style>",
-        "</head><body><h1>prismpic report</h1>",
-    ]
-    claims = report.get("claims")
-    if claims:
-        parts.append(
-            "<h2>Claims ledger</h2><table><tr><th>id</th><th>quantity</th><th>claimed</th>"
-            "<th>modeled</th><th>unit</th><th>verdict</th><th>reason</th></tr>"
-        )
-        for c in claims:
-            cells = [c.get(k, "") for k in ("id", "quantity", "claimed", "modeled", "unit", "verdict", "reason")]
-            parts.append(
-                f"<tr class='{html.escape(str(c.get('verdict', '')))}'>"
-                + "".join(f"<td>{html.escape(str(v))}</td>" for v in cells)
-                + "</tr>"
-            )
-        parts.append("</table>")
-    for name, caption in figures.items():
-        data = base64.b64encode((workdir / name).read_bytes()).decode()
-        parts.append(
-            f"<figure><img src='data:image/png;base64,{data}' style='max-width:100%'>"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
-    body = {k: v for k, v in report.items() if k != "claims"}
-    parts.append("<h2>All figures (report.json)</h2><pre>" + html.escape(json.dumps(body, indent=1)) + "</pre>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
 
 
 def write_report(
@@ -302,6 +284,11 @@ def write_report(
         The report as a dict (what report.json holds).
     """
     out_dir = check_output_dir(out_dir, "out", need_bytes=REPORT_BYTES)  # before any section runs
+    from prismpic.analysis.assumptions import assumption
+    from prismpic.analysis.claim_texts import seed_claims
+    from prismpic.analysis.report_html import render_report
+    from prismpic.analysis.report_plots import report_figures
+
     with atomic_dir(out_dir) as work:
         ctx = ReportContext(params=params or {}, workdir=work)
         report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {}}
@@ -316,5 +303,9 @@ def write_report(
         report = jsonable(report)
         report["figures"] = dict(ctx.figures)
         write_text_atomic(work / "report.json", json.dumps(report, indent=1))
-        write_text_atomic(work / "report.html", _html(report, ctx.figures, work))
+        plots = report_figures(report, ctx.results)
+        used = {n for e in report.get("claims", []) for n in e.get("assumptions", ())}
+        write_text_atomic(work / "report.html", render_report(
+            report, ctx.figures, work, plots, claim_texts=seed_claims(),
+            assumptions={n: assumption(n).to_dict() for n in sorted(used)}))
     return report
