@@ -349,8 +349,8 @@ def test_fuzz_calibrate_ring(area, data):
         tokens = ["--baseline-order"]
     else:
         extra, tokens = data.draw(st.sampled_from([
-            (["--spectrum", str(area / "spec.csv")], ["not both"]),
-            (["--drop-loss", "1", "--spectrum", str(area / "spec.csv")], ["not both"]),
+            (["--spectrum", str(area / "spec.csv")], ["give one of"]),
+            (["--drop-loss", "1", "--spectrum", str(area / "spec.csv")], ["give one of"]),
         ]))
     args = ["calibrate", "ring", *[x for kv in opts.items() for x in kv], *extra]
     run_bad(area, args, tokens, prepare)

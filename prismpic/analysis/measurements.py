@@ -18,7 +18,9 @@ The linear/dB rule (used for files and for arrays given to ``analyze_spectrum`` 
   offset noise down to −0.02 and up to +1.8 dB of normalisation error tolerated;
 - dB transmission lies at or below 10·log10(1.5) ≈ +1.76 dB (the same bound), and a dB column whose
   values all lie in [0, 1.5] (and vary) is refused as linear data mislabelled as dB;
-- values must be finite.
+- values must be finite;
+- a wavelength column holds its unit's values: nm numbers (100–20000) in ``wavelength_um``, or µm numbers
+  (0.1–20) in ``wavelength_nm``, are refused naming the column and the fix.
 
 Every failure is a ValueError naming the file (or array), the column, the line (or index), the value
 and what is expected.
@@ -162,6 +164,20 @@ class MeasurementTable:
             db_label="a dB column name", linear_hint=f"name it {name[:-3]!r} or give dB values",
             db_hint=f"dB values go in a column named {name + '_db'!r}")
 
+    def wavelength_column(self, col: str) -> np.ndarray:
+        """The values of wavelength column ``col`` (``wavelength_nm`` or ``wavelength_um``), checked to be in
+        the column's unit: nm values in a µm column (or µm in an nm one) name the column, the lines and the fix."""
+        w = self.column(col)
+        lo_um, hi_um = (v * 1e-3 for v in WL_RANGE_NM)
+        span = f"{w.min():.6g}..{w.max():.6g} (lines {self.lines[0]}..{self.lines[-1]})"
+        if col == "wavelength_um" and w.min() >= WL_RANGE_NM[0] and w.max() <= WL_RANGE_NM[1]:
+            raise ValueError(f"{self.name}: column wavelength_um holds {span}: nm values in a µm column; name the "
+                             "column wavelength_nm (or give µm)")
+        if col == "wavelength_nm" and w.min() >= lo_um and w.max() <= hi_um:
+            raise ValueError(f"{self.name}: column wavelength_nm holds {span}: µm values in an nm column; name the "
+                             "column wavelength_um (or give nm)")
+        return w
+
     def wavelength_um(self, required: bool = True) -> np.ndarray | None:
         """The wavelength column in µm (``wavelength_nm`` or ``wavelength_um``), or None if absent and optional."""
         col = self.pick(("wavelength_nm", "wavelength_um"), "wavelength")
@@ -170,7 +186,7 @@ class MeasurementTable:
                 raise ValueError(f"{self.name}: no wavelength column; found columns {self.header}, need "
                                  "'wavelength_nm' or 'wavelength_um'")
             return None
-        w = self.column(col)
+        w = self.wavelength_column(col)
         return w * (1e-3 if col == "wavelength_nm" else 1.0)
 
 
@@ -315,7 +331,7 @@ def read_spectrum_csv(path) -> MeasuredSpectrum:
     if table.data.shape[0] < MIN_SPECTRUM_POINTS:
         raise ValueError(f"{fname} has {table.data.shape[0]} data rows; a spectrum needs at least "
                          f"{MIN_SPECTRUM_POINTS}")
-    wl = table.column(wcol)
+    wl = table.wavelength_column(wcol)
     if wcol == "wavelength_um":
         wl = wl * 1e3
     if np.all(np.diff(wl) < 0):  # a scan stored from long to short wavelength

@@ -67,79 +67,157 @@ def _print_ring(cal) -> None:
         v, err = s.get(k), e.get(k)
         table.add_row(k, "not separable" if v is None else format(v, fmt), "" if err is None else f"{err:.2g}")
     console.print(table)
-    t2 = Table("parameter", "value", "±1σ", "design", title="fitted physical parameters")
+    t2 = Table("parameter", "value", "±1σ (posterior)", "prior", "determined by", "design",
+               title="fitted physical parameters")
     for k, fp in cal.fitted.items():
-        t2.add_row(k, f"{fp.value:.6g}", "" if fp.stderr is None else f"{fp.stderr:.2g}",
-                   "" if fp.design is None else f"{fp.design:.6g}")
+        prior = "" if fp.prior_sigma is None else f"{fp.prior_mean:.6g} ± {fp.prior_sigma:.2g}"
+        t2.add_row(k, f"{fp.value:.6g}", "" if fp.sigma is None else f"{fp.sigma:.2g}", prior,
+                   fp.determined_by or "data", "" if fp.design is None else f"{fp.design:.6g}")
     for k, fp in cal.nuisance.items():
-        t2.add_row(f"(nuisance) {k}", f"{fp.value:.5g}", "" if fp.stderr is None else f"{fp.stderr:.2g}", "")
+        t2.add_row(f"(nuisance) {k}", f"{fp.value:.5g}", "" if fp.sigma is None else f"{fp.sigma:.2g}", "", "", "")
     console.print(t2)
+    if cal.correction.get("applied"):
+        say(f"effective-index correction applied: Δn_eff = {cal.correction['dneff']:+.5f}, Δn_g = "
+            f"{cal.correction['dng']:+.5f} at {cal.correction['wl0_um']:g} µm ({cal.correction['reason']})")
     if "chi2_reduced" in cal.fit:
-        console.print(f"fit: reduced χ² = {cal.fit['chi2_reduced']:.3g} over {cal.fit['n_points']} points, "
-                      f"{cal.fit['time_s']:.2f} s", markup=False)
+        rs = cal.fit.get("residual_structure") or {}
+        extra = "" if rs.get("runs_z") is None else (f", residual runs z = {rs['runs_z']:.2g}, lag-1 ρ = "
+                                                      f"{rs['lag1_autocorrelation']:.2g}")
+        say(f"fit: reduced χ² = {cal.fit['chi2_reduced']:.3g} over {cal.fit['n_points']} points{extra}, "
+            f"{cal.fit['time_s']:.2f} s")
     for a in cal.ambiguities:
         say(f"cannot separate: {a}")
     for n in cal.notes:
         say(f"note: {n}")
+    for f in cal.flags:
+        say(f"flag: {f}")
+
+
+def _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavelength_offset, chi2_max) -> dict:
+    """The spectrum-fit keyword arguments of the options, each checked (names as the options)."""
+    from prismpic.analysis.calibration.ring_spectrum import CHOICES
+    from prismpic.checks import check_choice, check_range
+
+    if kind is not None:
+        check_choice("--kind", kind, ("add_drop", "all_pass"))
+    if coupling is not None:
+        check_choice("--coupling", coupling, ("symmetric", "under", "over"))
+    check_choice("--baseline", baseline, CHOICES["baseline"])
+    check_choice("--ripple", ripple, CHOICES["ripple"])
+    check_choice("--split", split, CHOICES["split"])
+    if not 0 <= baseline_order <= 3:
+        raise ValueError(f"--baseline-order = {baseline_order} must be an integer in [0, 3]")
+    check_range("--wavelength-offset", wavelength_offset, -5.0, 5.0, unit="nm")
+    check_range("--chi2-max", chi2_max, 1.0, 1e6)
+    return {"kind": kind, "coupling": coupling, "baseline": baseline, "baseline_order": baseline_order,
+            "ripple": ripple, "split": split, "wavelength_offset_nm": wavelength_offset, "chi2_max": chi2_max}
+
+
+def _process(path: Path | None):
+    """The ``--process`` description (checked now), or None for the default process."""
+    if path is None:
+        return None
+    from prismpic.pdk.process import load_process
+
+    check_in_file(path, "--process")
+    try:
+        return load_process(path)
+    except ValueError as e:
+        raise ValueError(f"--process: {e}") from None
 
 
 @calibrate_app.command("ring")
 @cli_errors
 def calibrate_ring_cmd(
-    out: Annotated[Path, typer.Option("--out", help="parameter file to write (.json)")],
+    out: Annotated[Path, typer.Option("--out", help="parameter file to write (.json); with --spectra the folder")],
     spectrum: Annotated[Path | None, typer.Option("--spectrum", help="measured spectrum CSV")] = None,
+    spectra: Annotated[str | None, typer.Option("--spectra", help="a wafer: glob ('DIR/*.csv'), folder or manifest "
+                                                                  "CSV (file, die, x, y)")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="with --spectra: tcp://HOST:PORT of a Dask "
+                                                                      "scheduler (default: a local cluster)")] = None,
+    workers: Annotated[int, typer.Option("--workers", help="with --spectra: local Dask workers")] = 2,
     fsr: Annotated[float | None, typer.Option("--fsr", help="free spectral range (nm)")] = None,
     q: Annotated[float | None, typer.Option("--q", help="loaded Q")] = None,
     er: Annotated[float | None, typer.Option("--er", help="through-port extinction (dB)")] = None,
     resonance: Annotated[float | None, typer.Option("--resonance", help="a resonance wavelength (nm)")] = None,
-    radius: Annotated[float | None, typer.Option("--radius", help="ring radius (µm)")] = None,
+    radius: Annotated[float | None, typer.Option("--radius", help="drawn ring radius (µm); optional, default "
+                                                                  "the ring cell's (20)")] = None,
     drop_loss: Annotated[float | None, typer.Option("--drop-loss", help="drop loss at resonance (dB)")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="add_drop or all_pass")] = None,
     coupling: Annotated[str | None, typer.Option("--coupling", help="symmetric, under or over")] = None,
-    ng_param: Annotated[str, typer.Option("--ng-param", help="geometry fitted to n_g: width or film_thickness")] = "width",
     baseline: Annotated[str, typer.Option("--baseline", help="shared or separate (spectrum)")] = "shared",
-    baseline_order: Annotated[int, typer.Option("--baseline-order", help="baseline polynomial order in dB")] = 1,
+    baseline_order: Annotated[int, typer.Option("--baseline-order", help="baseline polynomial order in dB, "
+                                                                         "0-3")] = 1,
+    ripple: Annotated[str, typer.Option("--ripple", help="facet Fabry-Perot ripple: auto, fit or off")] = "auto",
+    split: Annotated[str, typer.Option("--split", help="split resonances (backscatter): auto, fit or off")] = "auto",
+    wavelength_offset: Annotated[float, typer.Option("--wavelength-offset", help="added to the sweep's "
+                                                                                 "wavelengths (nm)")] = 0.0,
+    chi2_max: Annotated[float, typer.Option("--chi2-max", help="largest reduced chi2 accepted as a fit")] = 5.0,
+    keep_failed: Annotated[bool, typer.Option("--keep-failed", help="write the parameter file of a failed fit "
+                                                                    "(marked failed)")] = False,
+    process: Annotated[Path | None, typer.Option("--process", help="process description JSON (priors; default "
+                                                                   "the built-in process)")] = None,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="design ring parameter key=value")] = None,
 ):
-    """Fit the ring model's physical parameters to specs (--fsr --q --er) or a measured --spectrum."""
+    """Fit the ring model's physical parameters to specs (--fsr --q --er), a measured --spectrum or a wafer of
+    --spectra. A fit that fails (no convergence, or a χ² the model cannot explain) exits with code 1."""
     from prismpic.analysis import calibration as cal_mod
     from prismpic.analysis.calibration.ring_start import design_params
-    from prismpic.checks import check_choice
 
     design = _design(set_)
-    if kind is not None:
-        check_choice("--kind", kind, ("add_drop", "all_pass"))
-    if coupling is not None:
-        check_choice("--coupling", coupling, ("symmetric", "under", "over"))
-    check_choice("--ng-param", ng_param, ("width", "film_thickness"))
-    check_choice("--baseline", baseline, ("shared", "separate"))
-    if not 0 <= baseline_order <= 2:
-        raise ValueError(f"--baseline-order = {baseline_order} must be an integer in [0, 2]")
-    if spectrum is not None:
-        check_in_file(spectrum, "--spectrum")
-    fig = check_outputs(out, figure, spectrum=spectrum)
+    if radius is not None:
+        from prismpic.checks import check_range
+        from prismpic.pdk.rules import RULES
+
+        check_range("--radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
+        design["radius"] = radius
+    kw = _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavelength_offset, chi2_max)
+    proc = _process(process)
     try:
         design_params(kind or "add_drop", design)  # names and the model's range checks, before any fit
     except ValueError as e:
         raise ValueError(f"--set: {e}") from None
-    specs_given = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is not None]
+    specs_given = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er), ("--drop-loss", drop_loss),
+                                  ("--resonance", resonance)) if v is not None]
+    sources = [n for n, v in (("--spectrum", spectrum), ("--spectra", spectra)) if v is not None]
+    if len(sources) > 1 or (sources and specs_given):
+        raise ValueError(f"give one of --spectrum, --spectra or the specs (--fsr --q --er); got "
+                         f"{', '.join(sources + specs_given)}")
+    if spectra is None and (scheduler is not None or workers != 2):
+        raise ValueError("--scheduler and --workers go with --spectra (a batch of spectra)")
+    if spectra is not None:
+        if figure is not None or keep_failed:
+            raise ValueError("--figure and --keep-failed are for one spectrum; a --spectra batch writes its own "
+                             "figures and marks failed devices in its table")
+        from prismpic.cli.calibrate_batch import ring_batch
+
+        fit_kwargs = {k: v for k, v in kw.items() if v is not None} | {"design": design}
+        if proc is not None:
+            fit_kwargs["process"] = proc
+        raise typer.Exit(ring_batch(spectra, out, scheduler, workers, fit_kwargs))
     if spectrum is not None:
-        if specs_given or drop_loss is not None:
-            raise ValueError(f"give --spectrum or the specs (--fsr --q --er), not both ({', '.join(specs_given)} given)")
-        if radius is None:
-            raise ValueError("--spectrum needs --radius (µm): the ring length fixes n_g from the measured FSR")
-        if resonance is not None:
-            raise ValueError("--resonance is measured from --spectrum; leave it out")
-        res = cal_mod.calibrate_ring_csv(spectrum, radius=radius, kind=kind, coupling=coupling, ng_param=ng_param,
-                                         baseline=baseline, baseline_order=baseline_order, design=design)
+        check_in_file(spectrum, "--spectrum")
+    fig = check_outputs(out, figure, spectrum=spectrum, process=process)
+    if spectrum is not None:
+        res = cal_mod.calibrate_ring_csv(spectrum, design=design, process=proc, **kw)
     else:
         missing = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is None]
         if missing:
             raise ValueError(f"give --spectrum FILE.csv, or all of --fsr --q --er (missing {' '.join(missing)})")
-        res = cal_mod.calibrate_ring_specs(fsr, q, er, resonance_nm=resonance, radius=radius, kind=kind or "add_drop",
-                                           coupling=coupling, drop_loss_db=drop_loss, ng_param=ng_param,
-                                           design=design)
+        spectrum_only = [n for n, v, d in (("--baseline", baseline, "shared"), ("--baseline-order", baseline_order, 1),
+                                           ("--ripple", ripple, "auto"), ("--split", split, "auto"),
+                                           ("--wavelength-offset", wavelength_offset, 0.0)) if v != d]
+        if spectrum_only:
+            raise ValueError(f"{', '.join(spectrum_only)}: options of a --spectrum fit, not of a fit to specs")
+        res = cal_mod.calibrate_ring_specs(fsr, q, er, resonance_nm=resonance, kind=kind or "add_drop",
+                                           coupling=coupling, drop_loss_db=drop_loss, design=design, process=proc)
+    if res.failed:
+        written = _write_outputs(res, out, fig) if keep_failed else []
+        kept = f"; wrote {', '.join(str(w) for w in written[::-1])} (marked failed)" if written else \
+            " (nothing written; --keep-failed writes the failed fit's parameter file)"
+        say(f"error: fit failed: {res.failure_reason}{kept}", stderr=True)
+        raise typer.Exit(1)
     written = _write_outputs(res, out, fig)
     _print_ring(res)
     say(f"wrote {', '.join(str(w) for w in written[::-1])}")

@@ -54,37 +54,48 @@ J_spec·cov·J_specᵀ.
 
 from prismpic.analysis.calibration.mzm import MzmCalibration, calibrate_mzm, calibrate_mzm_csv
 from prismpic.analysis.calibration.pcm import PcmCalibration, calibrate_pcm, calibrate_pcm_csv
+from prismpic.analysis.calibration.priors import PRIOR_PARAMS, RADIUS_SIGMA_UM, Prior, ring_priors
 from prismpic.analysis.calibration.results import SCHEMA, FitParam, RingCalibration, load_params
 from prismpic.analysis.calibration.ring_figure import plot_ring_calibration
-from prismpic.analysis.calibration.ring_model import FIT_PARAMS, N_NODES, RING_ARGS, RING_BLOCK, ring_quantities
+from prismpic.analysis.calibration.ring_model import FIT_PARAMS, N_NODES, RING_ARGS, RING_BLOCK
+from prismpic.analysis.calibration.ring_physfit import ring_quantities
 from prismpic.analysis.calibration.ring_specs import SPEC_SIGMA, calibrate_ring_specs
-from prismpic.analysis.calibration.ring_spectrum import calibrate_ring_csv, calibrate_ring_spectrum
-from prismpic.analysis.calibration.ring_start import FILM_SPAN, LOSS_MAX, NG_PLAUSIBLE, REFERENCE_NM, WIDTH_SPAN
+from prismpic.analysis.calibration.ring_spectrum import (
+    CHI2_MAX,
+    calibrate_ring_csv,
+    calibrate_ring_record,
+    calibrate_ring_spectrum,
+)
+from prismpic.analysis.calibration.ring_start import NG_PLAUSIBLE, PULL_MAX, REFERENCE_NM
 
 __all__ = [
-    "FILM_SPAN",
+    "CHI2_MAX",
     "FIT_PARAMS",
-    "LOSS_MAX",
     "NG_PLAUSIBLE",
     "N_NODES",
+    "PRIOR_PARAMS",
+    "PULL_MAX",
+    "RADIUS_SIGMA_UM",
     "REFERENCE_NM",
     "RING_ARGS",
     "RING_BLOCK",
     "SCHEMA",
     "SPEC_SIGMA",
-    "WIDTH_SPAN",
     "FitParam",
     "MzmCalibration",
     "PcmCalibration",
+    "Prior",
     "RingCalibration",
     "calibrate_mzm",
     "calibrate_mzm_csv",
     "calibrate_pcm",
     "calibrate_pcm_csv",
     "calibrate_ring_csv",
+    "calibrate_ring_record",
     "calibrate_ring_spectrum",
     "calibrate_ring_specs",
     "load_params",
     "plot_ring_calibration",
+    "ring_priors",
     "ring_quantities",
 ]

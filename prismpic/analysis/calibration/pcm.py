@@ -1,5 +1,10 @@
 """PCM calibration: the crystalline fraction of each measured transmission level of a GSST cell,
-by inverting the cell model ``pcm.transmission_db``."""
+by inverting the cell model ``pcm.transmission_db``.
+
+The inversion is the calibration's one least-squares core (``fitting.solve``: bounded Levenberg–Marquardt in
+JAX, f ∈ [0, 1]), all levels in one vmapped batch, each from the fraction interpolated on a 41-point table of
+the model; the files are read by ``measurements.read_transfer_csv`` like every other calibration's.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import sax
-from scipy.optimize import brentq
 
+from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.results import SCHEMA
 from prismpic.analysis.measurements import read_transfer_csv
 from prismpic.checks import check_number, check_range
@@ -101,18 +107,28 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
     ref = t0 if relative else 0.0
     hi, lo = 0.0 if relative else t0, float(tdb(1.0)) - ref
     meas = 10 * np.log10(t)
-    out = []
     for lab, m in zip(labels, meas, strict=True):
         if m > hi + tolerance_db or m < lo - tolerance_db:
             raise ValueError(f"level {lab!r}: transmission {m:.4g} dB is outside the cell model's range [{lo:.4g}, "
                              f"{hi:.4g}] dB ({'relative to amorphous' if relative else 'absolute'}) by more than "
                              f"tolerance_db = {tolerance_db:g}; check the geometry (length, pcm_thickness) or relative")
-        if m >= hi:
-            f = 0.0
-        elif m <= lo:
-            f = 1.0
-        else:
-            f = float(brentq(lambda x, m=m: float(tdb(x)) - ref - m, 0.0, 1.0, xtol=1e-12))
+    fractions = np.where(meas >= hi, 0.0, 1.0)
+    inside = np.flatnonzero((meas < hi) & (meas > lo))
+    if inside.size:
+        grid = np.linspace(0.0, 1.0, 41)
+        table = np.array([float(tdb(g)) for g in grid]) - ref  # decreasing in f
+        starts = np.interp(-meas[inside], -table, grid)
+
+        def residual(x, args):  # in units of 1e-6 dB: the root to well below any measurement's resolution
+            return (tdb(x[0]) - args["ref"] - args["m"])[None] / 1e-6, jnp.zeros(0)
+
+        boxes = [fitting.Box.of([(0.0, 1.0)], [0.01], [f0]) for f0 in starts]
+        sols = fitting.solve(residual, boxes, [(np.zeros(1), np.zeros(1))] * inside.size,
+                             [{"ref": jnp.asarray(ref), "m": jnp.asarray(m)} for m in meas[inside]])
+        fractions[inside] = [float(s_["x"][0]) for s_ in sols]
+    out = []
+    for lab, m, f in zip(labels, meas, fractions, strict=True):
+        f = float(f)
         slope = float(dt(f))
         out.append({"level": lab, "transmission_db": float(m), "crystalline_fraction": f,
                     "crystalline_fraction_err": abs(0.01 / slope) if slope != 0 else None,

@@ -1,13 +1,19 @@
 """The ring physics of the calibration fits, jitted and differentiable.
 
-The same ``ring_physics`` functions as ``rings.ring_add_drop_model`` / ``ring_all_pass_model``,
-arranged for fitting: the ring's specs as functions of a parameter vector (with their Jacobian by
-``jax.jacfwd``), and the spectrum model evaluated on a Chebyshev grid of the span.
+The same ``ring_physics`` functions as ``rings.ring_add_drop_model`` / ``ring_all_pass_model`` (couplers, round
+trip, bus; sidewall angle and cladding included), arranged for fitting: the ring's specs as functions of the
+parameter vector ``FIT_PARAMS`` (with their Jacobian by ``jax.jacfwd``) and the ring's fields at given
+wavelengths (``ring_fields``, which the spectrum model evaluates at Chebyshev nodes of the span).
+
+Effective-index correction: ``dneff`` and ``dng`` (both 0 unless a fit needs them) add
+δn(λ) = Δn_eff + (Δn_eff − Δn_g)(λ − λ0)/λ0 to the ring's n_eff, λ0 = ``REFERENCE_UM``: then
+n_eff(λ0) moves by Δn_eff and n_g = n_eff − λ dn_eff/dλ by Δn_g at every λ; the round-trip phase gains
+2π·L·δn(λ)/λ. It stands for what the geometry within its priors cannot reproduce (the dispersion model's
+own error, material index, stress, ...).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
@@ -15,22 +21,30 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
+from prismpic.checks import check_choice
 from prismpic.components import ring_physics, rings
-from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
+from prismpic.components.units import db_to_amplitude
+from prismpic.pdk.stack import CLADDINGS
 
 RING_ARGS = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
              "electrode_width", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
-             "delta_t_k")
-# keys written to the "ring" block
-RING_BLOCK = ("radius", "gap", "gap_drop", "width", "film_thickness", "etch_depth", "loss_db_per_cm",
-              "coupler_loss_db")
-# every parameter a ring fit may move: the jitted functions take them all (one compilation per ring kind)
-# and a fit uses the Jacobian columns of the ones it moves
-FIT_PARAMS = ("gap", "gap_drop", "loss_db_per_cm", "film_thickness", "width", "radius")
-N_NODES = 16  # Chebyshev nodes over a spectrum's span for the ring's slowly varying ingredients
-# process parameters of the ring models that the fits do not take yet: they run at the stack's values
-# (a design cannot set them: they are not in RING_ARGS, and the parameter file's ring block does not hold them)
-STACK_ONLY = {"sidewall_angle_deg": SIDEWALL_ANGLE_DEG, "cladding": CLADDING}
+             "delta_t_k", "sidewall_angle_deg", "cladding")
+# keys written to the "ring" block (model keyword arguments of the calibrated ring)
+RING_BLOCK = ("radius", "gap", "gap_drop", "width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding",
+              "loss_db_per_cm", "coupler_loss_db")
+# every parameter a ring fit may move: the jitted functions take them all (one compilation per ring kind
+# and cladding) and a fit uses the Jacobian columns of the ones it moves
+FIT_PARAMS = ("gap", "gap_drop", "loss_db_per_cm", "film_thickness", "etch_depth", "sidewall_angle_deg", "width",
+              "radius", "dneff", "dng")
+CORRECTION = ("dneff", "dng")
+# the kind of the jitted physics fits: an add-drop ring whose all-pass and symmetric cases are traced flags of
+# ``held_params`` (one compilation serves every kind and coupling regime)
+GENERIC = "ring"
+REFERENCE_UM = 1.55  # λ0 of the effective-index correction (µm)
+# what the solvers move: FIT_PARAMS with the ring's indices at λ0 in place of the correction (``ring_of``)
+VARIABLES = tuple(n for n in FIT_PARAMS if n not in CORRECTION) + ("neff_ref", "ng_ref")
+N_NODES = 8  # Chebyshev nodes over a spectrum's span for the ring's slowly varying ingredients
+_HELD = ("bus_length", "electrode_gap", "electrode_coverage", "coupler_loss_db", "voltage_v", "delta_t_k")
 
 
 def ring_sax_model(kind: str):
@@ -43,36 +57,109 @@ def full_ring_params(kind: str, params: dict) -> dict:
     return rings.ring_params(kind, {k: v for k, v in params.items() if not (kind == "all_pass" and k == "gap_drop")})
 
 
-def _quantities(p: dict, kind: str, wl0):
-    """Specs of a ring as JAX scalars (the formulas of ``rings.ring_specs``, jittable and differentiable).
+def fit_vector(p: dict) -> np.ndarray:
+    """Values of ``FIT_PARAMS`` from a parameter dict (gap_drop None → gap; the correction 0 when absent)."""
+    out = []
+    for n in FIT_PARAMS:
+        v = p.get(n, 0.0 if n in CORRECTION else None)
+        out.append(float(p["gap"] if n == "gap_drop" and v is None else v))
+    return np.array(out)
 
-    The resonance is found by Newton's method on θ(λ) = 2πm from ``wl0``; its derivative
-    is the implicit one, −(∂θ/∂p)/(∂θ/∂λ).
+
+def held_params(p: dict, kind: str = "add_drop", symmetric: bool | None = None) -> dict:
+    """The ring's parameters outside ``FIT_PARAMS`` as the jitted functions take them (floats as arrays,
+    bus_length None kept: static structure), with the flags of the ``GENERIC`` kind: ``all_pass`` (1: no drop
+    coupler) and ``symmetric`` (1: gap_drop = gap; default: gap_drop None or an all-pass ring). The cladding is
+    not among them (a static choice)."""
+    check_choice("cladding", p.get("cladding", "sio2"), CLADDINGS)
+    out = {k: None if p.get(k) is None else jnp.asarray(float(p[k])) for k in _HELD}
+    sym = (p.get("gap_drop") is None or kind == "all_pass") if symmetric is None else symmetric or kind == "all_pass"
+    out["all_pass"] = jnp.asarray(float(kind == "all_pass"))
+    out["symmetric"] = jnp.asarray(float(sym))
+    return out
+
+
+def _params(vec, held, symmetric: bool) -> dict:
+    p = dict(held)
+    p.update({n: vec[i] for i, n in enumerate(FIT_PARAMS)})
+    if symmetric:
+        p["gap_drop"] = p["gap"]
+    return p
+
+
+def ring_of(v, held: dict, symmetric: bool | None, cladding: str) -> dict:
+    """The ring's model parameters (``FIT_PARAMS`` and ``held``) from a vector of ``VARIABLES`` (jnp).
+
+    The solvers move n_eff and n_g at λ0 (``neff_ref``, ``ng_ref``: what resonance positions and the FSR
+    measure) rather than the correction: Δn_eff = neff_ref − n_eff(geometry, λ0), Δn_g = ng_ref − n_g(geometry,
+    λ0). The resonances then move with two well-scaled variables and not with the geometry (1σ of film
+    thickness moves them by tens of linewidths), which keeps the Gauss–Newton steps in their linear range;
+    without the correction a constraint holds Δn at zero (``ring_physfit``).
     """
-    gd = p["gap_drop"] if kind == "add_drop" else None
+    p = dict(held)
+    p.update({n: v[i] for i, n in enumerate(VARIABLES)})
+    if symmetric is None:  # the GENERIC kind: the flag is traced
+        p["gap_drop"] = jnp.where(held["symmetric"] > 0, p["gap"], p["gap_drop"])
+    elif symmetric:
+        p["gap_drop"] = p["gap"]
+    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
+    geo = (REFERENCE_UM, p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    p["dneff"] = p.pop("neff_ref") - ring_physics.ring_neff(*geo, **wall)
+    p["dng"] = p.pop("ng_ref") - ring_physics.ring_ng(*geo, **wall)
+    return p
 
-    def theta(wl):
-        return ring_physics.ring_round_trip(wl, p["radius"], p["width"], p["gap"], gd, p["electrode_gap"],
-                                            p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                            p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"])[1]
 
-    dtheta = jax.grad(theta)
-    sg = jax.lax.stop_gradient
-    m = jnp.round(sg(theta(wl0)) / math.tau)
-    lam = jax.lax.fori_loop(0, 6, lambda _, x: x - (theta(x) - math.tau * m) / dtheta(x), sg(jnp.asarray(wl0, float)))
-    lam = sg(lam)
-    lam = lam - (theta(lam) - math.tau * m) / sg(dtheta(lam))
+def index_correction(wl, p):
+    """δn(λ) of the effective-index correction (see the module docstring); λ in µm."""
+    return p["dneff"] + (p["dneff"] - p["dng"]) * (wl - REFERENCE_UM) / REFERENCE_UM
+
+
+def ring_fields(wl, p: dict, kind: str, cladding: str, tuned: bool = True, bus: bool = True):
+    """(t1, κ1, t2, κ2, a, θ, |bus|²) of the ring ``p`` at wavelengths ``wl`` (µm): the couplers, round-trip
+    amplitude and phase (with the index correction) and the bus power transmission, as the SAX models use.
+
+    ``kind``: "add_drop", "all_pass" or ``GENERIC`` (the flag ``p["all_pass"]`` decides). ``tuned`` False (the
+    ring's voltage_v and delta_t_k are 0): θ = 2π·L·n_eff/λ without the Pockels and
+    thermo-optic terms (the same value at a fraction of the cost); ``bus`` False: |bus|² is 1."""
+    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
+    gd = p["gap_drop"] if kind != "all_pass" else None
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    ng = ring_physics.ring_ng(lam, *geo)
-    length = math.tau * p["radius"]
-    t1, k1, t2, k2 = ring_physics.coupler_fields(lam, p["gap"], gd, p["radius"], p["width"], p["film_thickness"],
-                                                 p["etch_depth"], p["coupler_loss_db"])
+    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p["gap"], gd, *geo, p["coupler_loss_db"], **wall)
     if kind == "all_pass":
-        t2, k2 = 1.0, 0.0
-    eta = ring_physics.db_to_amplitude(p["coupler_loss_db"])
-    eta_rt = eta ** (2 if kind == "add_drop" else 1)
-    loss_db = ring_physics.round_trip_loss_db(lam, *geo, p["loss_db_per_cm"])
-    a = ring_physics.db_to_amplitude(loss_db)
+        t2, k2 = jnp.ones_like(t1), jnp.zeros_like(k1)
+    elif kind == GENERIC:
+        ap = p["all_pass"] > 0
+        t2, k2 = jnp.where(ap, 1.0, t2), jnp.where(ap, 0.0, k2)
+    if tuned:
+        a, theta = ring_physics.ring_round_trip(wl, p["radius"], p["width"], p["gap"], gd, p["electrode_gap"],
+                                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
+                                                p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall)
+    else:
+        theta = 2 * jnp.pi / wl * 2 * jnp.pi * p["radius"] * ring_physics.ring_neff(wl, *geo, **wall)
+        a = db_to_amplitude(ring_physics.round_trip_loss_db(wl, *geo, p["loss_db_per_cm"], **wall))
+    theta = theta + 2 * jnp.pi * (2 * jnp.pi * p["radius"]) * index_correction(wl, p) / wl
+    bus2 = jnp.ones_like(theta)
+    if bus:
+        bl = ring_physics.default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"]
+        bus2 = jnp.abs(ring_physics.bus_transmission(wl, bl, p["width"], p["film_thickness"], p["etch_depth"],
+                                                     p["loss_db_per_cm"], **wall)) ** 2
+    return t1, k1, t2, k2, a, theta, bus2
+
+
+def is_tuned(p: dict) -> bool:
+    """Whether the ring ``p`` carries a voltage or a temperature change (concrete values)."""
+    return bool(float(p.get("voltage_v") or 0.0) or float(p.get("delta_t_k") or 0.0))
+
+
+def _specs(lam, fields, ng, neff, p: dict, kind: str, cladding: str) -> dict:
+    """The specs of ``rings.ring_specs`` from the ring's ingredients (``fields`` at λ ≈ the resonance ``lam``)."""
+    t1, k1, t2, k2, a, _, bus = fields
+    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    length = math.tau * p["radius"]
+    eta = db_to_amplitude(p["coupler_loss_db"])
+    eta_rt = jnp.where(p["all_pass"] > 0, eta, eta**2) if kind == GENERIC else eta ** (2 if kind == "add_drop" else 1)
+    loss_db = ring_physics.round_trip_loss_db(lam, *geo, p["loss_db_per_cm"], **wall)
     x = t1 * t2 * a
     fsr = lam**2 / (ng * length)
     # Airy half maximum θ_½ = 2 asin((1 − x)/(2√x)) (as ``ring_specs``)
@@ -83,138 +170,81 @@ def _quantities(p: dict, kind: str, wl0):
     thr_pi, _, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, jnp.pi)
     t_min = jnp.abs(thr0) ** 2
     ext = 10 * jnp.log10(jnp.abs(thr_pi) ** 2) - 10 * jnp.log10(t_min + 1e-300)
-    bl = ring_physics.default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"]
-    bus = jnp.abs(ring_physics.bus_transmission(lam, bl, p["width"], p["film_thickness"], p["etch_depth"],
-                                                p["loss_db_per_cm"])) ** 2
     drop_loss = -10 * jnp.log10(jnp.abs(drop0) ** 2 * bus + 1e-300)
     return {
         "resonance_um": lam, "fsr_nm": fsr * 1e3, "fwhm_nm": fwhm * 1e3, "q_loaded": lam / fwhm,
         "q_intrinsic": q_i, "extinction_db": ext, "through_min": t_min, "drop_loss_db": drop_loss,
-        "kappa2": k1**2, "kappa2_drop": k2**2, "round_trip_loss_db": loss_db, "ng": ng,
-        "neff": ring_physics.ring_neff(lam, *geo), "t1": t1, "t2": t2, "a": a,
+        "kappa2": k1**2, "kappa2_drop": k2**2, "round_trip_loss_db": loss_db, "ng": ng, "neff": neff,
+        "t1": t1, "t2": t2, "a": a,
     }
 
 
-@functools.lru_cache(maxsize=16)
-def quantities_fn(kind: str, names: tuple, symmetric: bool):
-    """jit((specs, their Jacobian)) of the ring as a function of the vector of ``names``.
+def quantities_of(p: dict, kind: str, cladding: str, wl0, tuned: bool = True):
+    """Specs of a ring as JAX scalars (the formulas of ``rings.ring_specs``, jittable and differentiable).
 
-    Called as ``fn(vec, held, wl0)``: ``held`` from ``held_params``, ``wl0`` (µm) the wavelength
-    whose nearest resonance is reported; ``symmetric`` ties gap_drop to gap.
+    The resonance is found by Newton's method on θ(λ) = 2πm from ``wl0``; its derivative
+    is the implicit one, −(∂θ/∂p)/(∂θ/∂λ).
     """
+    def theta(wl):
+        return ring_fields(wl, p, kind, cladding, tuned, bus=False)[5]
 
-    def f(vec, base, wl0):
-        p = dict(base)
-        p.update({n: vec[i] for i, n in enumerate(names)})
-        if symmetric:
-            p["gap_drop"] = p["gap"]
-        return _quantities(p, kind, wl0)
-
-    def value_and_jac(vec, base, wl0):
-        return f(vec, base, wl0), jax.jacfwd(f)(vec, base, wl0)
-
-    return jax.jit(value_and_jac)
-
-
-def fit_vector(p: dict) -> np.ndarray:
-    """Values of ``FIT_PARAMS`` from a parameter dict (gap_drop None → gap, unused then)."""
-    return np.array([float(p["gap"] if n == "gap_drop" and p.get(n) is None else p[n]) for n in FIT_PARAMS])
+    dtheta = jax.grad(theta)
+    sg = jax.lax.stop_gradient
+    m = jnp.round(sg(theta(wl0)) / math.tau)
+    lam = jax.lax.fori_loop(0, 6, lambda _, x: x - (theta(x) - math.tau * m) / dtheta(x), sg(jnp.asarray(wl0, float)))
+    lam = sg(lam)
+    lam = lam - (theta(lam) - math.tau * m) / sg(dtheta(lam))
+    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    ng = ring_physics.ring_ng(lam, *geo, **wall) + p["dng"]
+    neff = ring_physics.ring_neff(lam, *geo, **wall) + index_correction(lam, p)
+    return _specs(lam, ring_fields(lam, p, kind, cladding, tuned), ng, neff, p, kind, cladding)
 
 
-def held_params(p: dict) -> dict:
-    """The parameters outside ``FIT_PARAMS`` as the jitted functions take them: floats as arrays,
-    None kept (static structure), bus_length and gap_drop always present; ValueError unless the
-    ``STACK_ONLY`` parameters hold the stack's values."""
-    for k, v in STACK_ONLY.items():
-        if k in p and p[k] != v:
-            raise ValueError(f"{k} = {p[k]!r}: ring calibration runs at the stack's {k} ({v!r}) only")
-    out = {k: None if v is None else jnp.asarray(float(v)) for k, v in p.items()
-           if k not in FIT_PARAMS and k not in STACK_ONLY}
-    out.setdefault("bus_length", None)
-    out.setdefault("gap_drop", None)
-    return out
+def quantities_near(p: dict, kind: str, cladding: str, wl):
+    """Specs of an untuned ring at ``wl`` (µm), and its resonance nearest ``wl`` by two Newton steps on θ with
+    θ' = −2πL·n_g/λ² (the second with n_eff at the first's λ): exact when the resonance is at ``wl`` (a
+    spectrum's λ_r, a given resonance), and the specs at the reference otherwise (FSR ∝ λ² differs by 2Δλ/λ
+    from the resonance's)."""
+    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
+    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    fields = ring_fields(wl, p, kind, cladding, tuned=False)
+    ng = ring_physics.ring_ng(wl, *geo, **wall) + p["dng"]
+    neff = ring_physics.ring_neff(wl, *geo, **wall) + index_correction(wl, p)
+    length = math.tau * p["radius"]
+    theta = fields[5]
+    m = jnp.round(jax.lax.stop_gradient(theta) / math.tau)
+    lam = wl - (theta - math.tau * m) / (-math.tau * length * ng / wl**2)
+    theta1 = math.tau * length * (ring_physics.ring_neff(lam, *geo, **wall) + index_correction(lam, p)) / lam
+    lam = lam - (theta1 - math.tau * m) / (-math.tau * length * ng / lam**2)
+    return _specs(wl, fields, ng, neff, p, kind, cladding) | {"resonance_um": lam}
 
 
-def ring_quantities(wl0: float = 1.55, kind: str = "add_drop", **params) -> dict[str, float]:
-    """Specs of a ring (as ``rings.ring_specs``, jitted) at the resonance nearest ``wl0`` (µm):
-    resonance_um, fsr_nm, fwhm_nm, q_loaded, q_intrinsic, extinction_db (dB), drop_loss_db (dB),
-    kappa2, kappa2_drop, round_trip_loss_db (dB), ng, neff."""
-    p = full_ring_params(kind, params)
-    sym = kind == "add_drop" and p["gap_drop"] is None
-    out, _ = quantities_fn(kind, FIT_PARAMS, sym)(jnp.asarray(fit_vector(p)), held_params(p), float(wl0))
-    return {k: float(v) for k, v in out.items()}
+def quantities_value(p: dict, kind: str, wl0: float) -> dict[str, float]:
+    """Specs of the ring parameter dict ``p`` (``full_ring_params``'s, optionally with dneff/dng) at the resonance
+    nearest ``wl0`` (µm) by Newton's search, evaluated eagerly (tuned rings: voltage or temperature)."""
+    full = dict(held_params(p, kind))
+    for k in FIT_PARAMS:
+        v = p.get(k, 0.0 if k in CORRECTION else None)
+        full[k] = jnp.asarray(float(p["gap"] if k == "gap_drop" and v is None else v))
+    return {k: float(v) for k, v in quantities_of(full, kind, p["cladding"], float(wl0)).items()}
 
 
-def chebyshev_grid(wl_um: np.ndarray, n: int = N_NODES):
-    """(nodes (n,) in µm, interpolation matrix (len(wl_um), n)): barycentric Chebyshev–Lobatto interpolation
-    over the span of ``wl_um`` (µm, increasing)."""
-    lo, hi = float(wl_um[0]), float(wl_um[-1])
+def chebyshev_nodes(lo_um: float, hi_um: float, n: int = N_NODES) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes (n,), barycentric weights (n,)) of the Chebyshev–Lobatto points over [lo, hi] (µm), increasing."""
     k = np.arange(n)
-    x = np.cos(np.pi * k / (n - 1))[::-1]  # Lobatto points, increasing
-    nodes = lo + (x + 1) * 0.5 * (hi - lo)
-    w = (-1.0) ** k * np.where((k == 0) | (k == n - 1), 0.5, 1.0)  # barycentric weights (Berrut & Trefethen 2004)
-    w = w[::-1]
-    d = wl_um[:, None] - nodes[None, :]
+    x = np.cos(np.pi * k / (n - 1))[::-1]
+    nodes = lo_um + (x + 1) * 0.5 * (hi_um - lo_um)
+    w = ((-1.0) ** k * np.where((k == 0) | (k == n - 1), 0.5, 1.0))[::-1]  # Berrut & Trefethen, SIAM Rev. 46 (2004)
+    return nodes, w
+
+
+def barycentric(x, nodes, weights, values):
+    """Barycentric interpolation of ``values`` (…, n) at the nodes to the points ``x`` (jittable; x at a node
+    gets the node's value)."""
+    d = x[:, None] - nodes[None, :]
     exact = d == 0
-    d = np.where(exact, 1.0, d)
-    m = w / d
+    m = weights / jnp.where(exact, 1.0, d)
+    m = jnp.where(exact.any(axis=1, keepdims=True), exact.astype(float), m)
     m = m / m.sum(axis=1, keepdims=True)
-    rows = exact.any(axis=1)
-    m[rows] = exact[rows].astype(float)
-    return jnp.asarray(nodes), jnp.asarray(m)
-
-
-@functools.lru_cache(maxsize=16)
-def spectrum_fn(kind: str, names: tuple, symmetric: bool, ports: tuple, order: int, shared: bool):
-    """jit((residual vector, its Jacobian)): physical model times baseline versus the data, over the noise σ.
-
-    Called as ``fn(vec, held, grid, u, data, sigma)``: ``vec`` holds the ``names`` then the baseline
-    coefficients (dB polynomial of order ``order`` in u ∈ [−1, 1] over the span; one set if
-    ``shared``, else one per port), ``grid`` is ``chebyshev_grid``'s, ``data``/``sigma`` one array per port.
-
-    The ring's ingredients that vary slowly with λ (t, κ, a, θ and the bus loss; θ is 2πL·n_eff(λ)/λ)
-    are evaluated at ``N_NODES`` Chebyshev nodes of the span and interpolated (barycentric; the
-    error is of order (span/λ)^N_NODES), then combined by ``ring_physics.add_drop_fields`` at every data
-    point: the same physics as ``ring_add_drop_model`` at a fraction of the cost of evaluating the
-    dispersion fits at thousands of wavelengths. The fit reports the largest difference from the
-    model evaluated point by point (``interpolation_error``).
-    """
-    n_base = order + 1
-    n_phys = len(names)
-
-    def model(vec, base, grid, u):
-        p = dict(base)
-        p.update({n: vec[i] for i, n in enumerate(names)})
-        gd = p["gap"] if symmetric else (p["gap_drop"] if kind == "add_drop" else None)
-        nodes, interp = grid
-        # the ring's smooth ingredients (couplers, round-trip amplitude and phase, bus loss) at the
-        # Chebyshev nodes of the span, the same functions ring_add_drop_model / ring_all_pass_model use
-        t1, k1, t2, k2 = ring_physics.coupler_fields(nodes, p["gap"], gd, p["radius"], p["width"],
-                                                     p["film_thickness"], p["etch_depth"], p["coupler_loss_db"])
-        if kind == "all_pass":
-            t2, k2 = jnp.ones_like(t1), jnp.zeros_like(k1)
-        a, theta = ring_physics.ring_round_trip(nodes, p["radius"], p["width"], p["gap"], gd, p["electrode_gap"],
-                                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                                p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"])
-        bl = ring_physics.default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"]
-        bus2 = jnp.abs(ring_physics.bus_transmission(nodes, bl, p["width"], p["film_thickness"], p["etch_depth"],
-                                                     p["loss_db_per_cm"])) ** 2
-        t1, k1, t2, k2, a, theta, bus2 = (interp @ x for x in (t1, k1, t2, k2, a, theta, bus2))
-        through, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
-        out = []
-        for j, port in enumerate(ports):
-            k = 0 if shared else j
-            c = vec[n_phys + k * n_base: n_phys + (k + 1) * n_base]
-            base_db = sum(c[i] * u**i for i in range(n_base))
-            field_ = through if port == "through" else drop
-            out.append(10 ** (base_db / 10) * bus2 * jnp.abs(field_) ** 2)
-        return out
-
-    def resid(vec, base, grid, u, data, sigma):
-        m = model(vec, base, grid, u)
-        return jnp.concatenate([(mi - di) / si for mi, di, si in zip(m, data, sigma, strict=True)])
-
-    def value_and_jac(vec, base, grid, u, data, sigma):
-        return resid(vec, base, grid, u, data, sigma), jax.jacfwd(resid)(vec, base, grid, u, data, sigma)
-
-    return jax.jit(value_and_jac)
+    return values @ m.T

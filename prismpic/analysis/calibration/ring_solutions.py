@@ -14,6 +14,8 @@ import numpy as np
 from prismpic.analysis.calibration.results import FitParam
 from prismpic.analysis.calibration.ring_model import RING_BLOCK
 from prismpic.checks import check_choice
+from prismpic.components import ring_physics
+from prismpic.pdk.rules import RULES
 
 
 def fit_regimes(kind: str, coupling: str | None, have_drop: bool) -> tuple[str, ...]:
@@ -32,16 +34,20 @@ def fit_regimes(kind: str, coupling: str | None, have_drop: bool) -> tuple[str, 
     return ("under", "over") if coupling is None else (coupling,)
 
 
-def ambiguity_notes(kind, regimes, have_drop, ng_param, fit_radius) -> list[str]:
+def ambiguity_notes(kind, regimes, have_drop, corrected: bool, resonance_known: bool = True) -> list[str]:
     """What the fit cannot separate, as sentences for ``RingCalibration.ambiguities``."""
-    out = []
-    other = "width" if ng_param == "film_thickness" else "film_thickness"
-    out.append(f"{ng_param} and {other} both set n_eff and n_g: {ng_param} fitted, {other} held at its design value")
-    if fit_radius:
-        out.append("mode order: the neighbouring orders fit with radius ±λ/(2π·n_eff) (≈ 0.6 % of R) and a "
-                   "compensating n_g; the solution nearest the given radius is kept")
+    out = ["film thickness, etch depth, sidewall angle and width all set n_eff and n_g (and the coupling and bend "
+           "loss): the data fix combinations of them; each is reported with its posterior and prior σ "
+           "(determined_by says which of the two fixes it)"]
+    if corrected:
+        out.append("with the effective-index correction the process parameters no longer set the resonances: they "
+                   "stay at their priors unless the coupling or the loss moves them")
+    if resonance_known:
+        out.append("mode order: the neighbouring orders fit with n_eff ± λ/L; the order nearest the priors is kept, "
+                   "and a wavelength offset of the laser sweep is indistinguishable from n_eff (give "
+                   "wavelength_offset_nm from a wavelength reference)")
     out.append("coupler excess loss and propagation loss are not separable: coupler_loss_db held, all loss in "
-               "loss_db_per_cm")
+               "loss_db_per_cm (the bend loss from the dispersion model follows the etch depth and film)")
     if kind == "add_drop" and regimes == ("symmetric",):
         out.append("input and drop coupling are not separated" + ("" if have_drop else " by the through port alone")
                    + ": gap_drop tied to gap (symmetric couplers assumed)")
@@ -51,37 +57,55 @@ def ambiguity_notes(kind, regimes, have_drop, ng_param, fit_radius) -> list[str]
     return out
 
 
-def fitted_names(kind, regime, fit_ng, ng_param, fit_radius, fit_loss=True, fit_gap_drop=None) -> tuple[str, ...]:
-    """The ring parameters a fit moves, in order (a subset of ``FIT_PARAMS``)."""
+def fitted_names(kind, regime, fit_loss=True, fit_gap_drop=None) -> tuple[str, ...]:
+    """The physical parameters a fit moves (``VARIABLES`` names, the index variables excluded)."""
     names = ["gap"]
     if kind == "add_drop" and regime != "symmetric" and fit_gap_drop is not False:
         names.append("gap_drop")
     if fit_loss:
         names.append("loss_db_per_cm")
-    if fit_ng:
-        names.append(ng_param)
-    if fit_radius:
-        names.append("radius")
+    names += ["film_thickness", "etch_depth", "sidewall_angle_deg", "width", "radius"]
     return tuple(names)
 
 
+def electrode_gap_for(p: dict) -> float:
+    """The design's electrode gap, moved into the range the ring model's electrode layout allows for the fitted
+    gaps (``ring_physics.check_ring_geometry``: the floating disk ≥ min_metal_to_ridge from the ring and at least
+    min_metal_width across). The electrodes follow the drawn gap; the fitted (as-fabricated) one may lie beyond
+    it, and the electrode gap sets the Pockels tuning only."""
+    r, w = float(p["radius"]), float(p["width"])
+    gd = p["gap"] if p.get("gap_drop") is None else p["gap_drop"]
+    y_p = float(ring_physics.plate_offset(r, w, float(p["gap"]), float(gd)))
+    lo, hi = y_p - (r - w / 2 - RULES.min_metal_to_ridge), y_p - RULES.min_metal_width / 2
+    return float(min(max(float(p["electrode_gap"]), lo + 1e-9), hi - 1e-9))
+
+
 def ring_block(kind: str, p: dict, symmetric: bool) -> dict:
-    """The ``"ring"`` block of the parameter file (``RING_BLOCK`` keys; gap_drop None when tied to gap)."""
+    """The ``"ring"`` block of the parameter file (``RING_BLOCK`` keys and the electrode gap; gap_drop None when
+    tied to gap)."""
     out = {}
     for k in RING_BLOCK:
         if k == "gap_drop":
             if kind == "add_drop":
                 out[k] = None if symmetric else float(p[k])
             continue
-        out[k] = float(p[k])
+        out[k] = p[k] if k == "cladding" else float(p[k])
+    out["electrode_gap"] = electrode_gap_for(p)
     return out
 
 
-def fitted_params(names, vec, cov, bounds, design: dict) -> dict[str, FitParam]:
-    """``FitParam`` of each fitted parameter: value, 1σ from the covariance diagonal, design value, bounds."""
-    return {n: FitParam(float(vec[i]), float(math.sqrt(max(cov[i, i], 0.0))),
-                        float(design[n]) if design.get(n) is not None else None, bounds[i])
-            for i, n in enumerate(names)}
+def fitted_params(names, values: dict, cov: np.ndarray, index: dict, bounds: dict, design: dict,
+                  priors: dict) -> dict[str, FitParam]:
+    """``FitParam`` of each name: value, 1σ from ``cov`` (rows ``index[name]``), design, bounds and prior."""
+    out = {}
+    for n in names:
+        i = index[n]
+        pr = priors.get(n)
+        d = design.get(n)
+        out[n] = FitParam(float(values[n]), float(math.sqrt(max(cov[i, i], 0.0))),
+                          float(d) if isinstance(d, int | float) else None, bounds.get(n),
+                          None if pr is None else pr.mean, None if pr is None else pr.sigma)
+    return out
 
 
 def spec_errors(jq: dict, cov: np.ndarray) -> dict:
@@ -120,7 +144,8 @@ def choose_solution(sols, design):
 
 
 def solution_summary(kind, s) -> dict:
-    """One entry of ``RingCalibration.solutions``: regime, ring block, q_intrinsic, κ², loss and cost."""
-    return {"regime": s["regime"], "ring": ring_block(kind, s["p"], s["regime"] == "symmetric"),
+    """One entry of ``RingCalibration.solutions``: regime, stage, ring block, q_intrinsic, κ², loss and cost."""
+    return {"regime": s["regime"], "stage": s.get("stage"), "ring": ring_block(kind, s["p"], s["regime"] == "symmetric"),
             "q_intrinsic": s["q"]["q_intrinsic"], "kappa2": s["q"]["kappa2"], "kappa2_drop": s["q"]["kappa2_drop"],
-            "loss_db_per_cm": s["p"]["loss_db_per_cm"], "cost": s["cost"]}
+            "loss_db_per_cm": s["p"]["loss_db_per_cm"], "dneff": s["p"].get("dneff", 0.0), "dng": s["p"].get("dng", 0.0),
+            "cost": s["cost"]}

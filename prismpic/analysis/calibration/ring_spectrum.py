@@ -1,233 +1,167 @@
-"""Ring calibration from a measured spectrum: the physical ring model plus baseline nuisance
-parameters fitted to the through and/or drop port.
+"""Ring calibration from a measured spectrum: line shape first, physics second, the physical model checked last.
 
-The baseline is a polynomial in dB versus wavelength (coupling offset ``c0`` in dB, tilt ``c1`` in
-dB/nm, curvature ``c2`` in dB/nm²), shared by through and drop (``baseline="shared"``: one input
-coupler, identical output couplers) or one per port (``"separate"``: the drop level then carries no
-information). Residuals are linear transmission divided by the port's noise σ (robust estimate,
-``analyze_spectrum``); the fit starts from ``analyze_spectrum``'s resonance nearest the reference
-(FSR, Q, extinction, drop peak) and its Jacobian is ``jax.jacfwd`` of ``ring_model.spectrum_fn``.
-Uncertainties: 1σ from cov = (JᵀJ)⁻¹·χ²_red; derived specs carry J_spec·cov·J_specᵀ.
+1. ``analyze_spectrum`` finds the resonances (FSR, FWHM, extinction, drop level, noise).
+2. The line shape (``ring_lineshape``, ``ring_linefit``) is fitted to every point from the closed-form Airy
+   inversion of each coupling regime, with the instrument (baseline, ripple, drop offset, split resonances).
+3. The physical ring (``ring_physfit``: gaps, loss, film, etch, wall angle, width, radius under the process
+   priors; the effective-index correction when the geometry cannot reach the data) is fitted to the line
+   shape at the resonance λ_r, whitened by its covariance: the same information as the points hold about
+   those quantities, at the cost of a handful of residuals.
+4. The physical model with the fitted instrument is evaluated at every point: its χ²_red and residual
+   structure are the fit's; a fit whose solvers did not converge or whose χ²_red exceeds ``chi2_max`` is
+   returned with ``status = "failed"`` and a one-line ``failure_reason`` (never raised, never silent).
+
+Uncertainties: posterior 1σ from the physics stage's Jacobian (data whitened, priors), specs J·C·Jᵀ.
+``wavelength_offset_nm`` (a laser sweep's offset, from a wavelength reference) is added to the wavelengths:
+the spectrum alone cannot tell it from n_eff.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import jax.numpy as jnp
 import numpy as np
 
-from prismpic.analysis.calibration.fitting import (
-    ValueAndJacobian,
-    correlated_pairs,
-    covariance,
-    least_squares_fit,
-    scaled_bounds,
+from prismpic.analysis.calibration import fitting
+from prismpic.analysis.calibration.priors import ring_priors
+from prismpic.analysis.calibration.ring_linefit import (
+    SpectrumData,
+    instrument_steps,
+    line_covariance,
+    solve_lines,
 )
-from prismpic.analysis.calibration.results import FitParam, RingCalibration
+from prismpic.analysis.calibration.ring_lineshape import LINE, MAX_ORDER, LineSetup, closed_form
 from prismpic.analysis.calibration.ring_model import (
-    FIT_PARAMS,
-    chebyshev_grid,
-    fit_vector,
+    REFERENCE_UM,
+    VARIABLES,
+    chebyshev_nodes,
     held_params,
-    quantities_fn,
-    ring_sax_model,
-    spectrum_fn,
+    is_tuned,
 )
-from prismpic.analysis.calibration.ring_solutions import (
-    ambiguity_notes,
-    choose_solution,
-    fit_regimes,
-    fitted_names,
-    fitted_params,
-    ring_block,
-    solution_summary,
-    spec_errors,
-    specs_dict,
+from prismpic.analysis.calibration.ring_physfit import (
+    LINE_MATCHED,
+    line_residual_fn,
+    physical_solutions,
+    start_vectors,
 )
+from prismpic.analysis.calibration.ring_result import ring_result
+from prismpic.analysis.calibration.ring_solutions import fit_regimes, fitted_names
+from prismpic.analysis.calibration.ring_spectrum_model import INSTRUMENT, physical_fn
 from prismpic.analysis.calibration.ring_start import (
     REFERENCE_NM,
     check_ng,
     design_params,
-    initial_params,
-    param_bounds,
-    param_scale,
+    gap_for_kappa2,
+    loss_for_a,
+    place_geometry,
+    ring_indices,
 )
 from prismpic.analysis.measurements import read_spectrum_csv
 from prismpic.analysis.spectra import analyze_spectrum
-from prismpic.checks import check_choice, check_positive, check_range
-from prismpic.fileio import jsonable
+from prismpic.analysis.spectra.detection import noise_sigma
+from prismpic.checks import check_choice, check_range
+from prismpic.components import ring_physics
 from prismpic.pdk.rules import RULES
 
-
-@dataclass(frozen=True, eq=False)
-class _Spectrum:
-    """What a spectrum fit compares: the ports' data, baselines and noise over the wavelengths."""
-
-    wl: np.ndarray  # nm
-    ports: tuple[str, ...]
-    data: list  # linear transmission per port
-    bases: list  # analyze_spectrum's baseline per port (linear)
-    sigma: list  # noise σ per port (linear), one value per point
-    u: jnp.ndarray  # wavelength mapped to [−1, 1] over the span (baseline polynomial variable)
-    half: float  # half span (nm)
-    grid: tuple  # chebyshev_grid of the span (µm)
-    shared: bool  # one baseline for every port
-    order: int  # baseline polynomial order
-    have_t: bool  # the through port is measured
+CHI2_MAX = 5.0  # a physical model whose χ²_red exceeds this does not describe the data: the fit fails
+CHOICES = {"ripple": ("auto", "fit", "off"), "split": ("auto", "fit", "off"), "baseline": ("shared", "separate")}
 
 
-def _spectrum(an, ports, shared, order, have_t) -> _Spectrum:
-    wl = np.asarray(an.wl_nm, float)
-    mid, half = 0.5 * (wl[0] + wl[-1]), 0.5 * (wl[-1] - wl[0])
-    data = [np.asarray(an.through if p == "through" else an.drop, float) for p in ports]
-    bases = [np.asarray(an.baseline_through if p == "through" else (an.baseline_through if have_t else
-                                                                   an.baseline_drop), float) for p in ports]
-    sigma = []
-    for p, b in zip(ports, bases, strict=True):
-        nrel = max(an.noise.get(p, 1e-4), 1e-5)
-        sigma.append(np.full(wl.size, nrel * float(np.median(b))))
-    return _Spectrum(wl=wl, ports=ports, data=data, bases=bases, sigma=sigma, u=jnp.asarray((wl - mid) / half),
-                     half=half, grid=chebyshev_grid(wl * 1e-3), shared=shared, order=order, have_t=have_t)
-
-
-def _baseline_start(sp: _Spectrum, vjf, full0, base) -> list[float]:
-    """Starting baseline coefficients: the analysis's baseline (dB polynomial) per port; drop alone: its peak."""
-    order = sp.order
-    zeros, ones = tuple(jnp.zeros(sp.wl.size) for _ in sp.ports), tuple(jnp.ones(sp.wl.size) for _ in sp.ports)
-    coefs = []
-    for j, (port, b) in enumerate(zip(sp.ports, sp.bases, strict=True)):
-        if sp.shared and j > 0:
-            break
-        cdb = np.polynomial.polynomial.polyfit(np.asarray(sp.u), 10 * np.log10(b), order)
-        if port == "drop" and not sp.have_t:
-            vec0 = jnp.asarray(list(full0) + [0.0] * (order + 1))
-            mdl = np.asarray(vjf(vec0, base, sp.grid, sp.u, zeros, ones)[0])
-            cdb[0] = 10 * math.log10(float(np.max(sp.data[j])) / float(np.max(mdl)))
-            cdb[1:] = 0.0
-        coefs.extend(cdb.tolist())
-    return coefs
-
-
-def _fit_regime(kind, regime, design_p, targets, ng_param, fit_loss, sp: _Spectrum, reference_nm) -> dict:
-    """The solution (see ``ring_solutions``) of one coupling regime, with the baseline (``vec[k:]``),
-    the reduced χ² and the fitted model per port."""
-    t_start = time.perf_counter()
-    p0 = initial_params(kind, regime, design_p, targets, ng_param, True, True)
-    if not fit_loss:
-        p0["loss_db_per_cm"] = float(design_p["loss_db_per_cm"])
-    sym = kind == "add_drop" and regime == "symmetric"
-    names = fitted_names(kind, regime, True, ng_param, True, fit_loss)
-    base = held_params(p0)
-    full0 = fit_vector(p0)
-    cols = [FIT_PARAMS.index(n) for n in names]
-    vjf = spectrum_fn(kind, FIT_PARAMS, sym, sp.ports, sp.order, sp.shared)
-    coefs = _baseline_start(sp, vjf, full0, base)
-    nb = len(coefs)
-    r0 = float(p0["radius"])
-    span = (r0 * (1 - 0.004), r0 * (1 + 0.004))
-    bnds = [param_bounds(n, design_p, span) for n in names] + [(-np.inf, np.inf)] * nb
-    scales = np.array([param_scale(n, p0) for n in names] + [0.05] * nb)
-    origin = np.array([float(p0[n]) for n in names] + coefs)
-    dj, sj = tuple(jnp.asarray(d) for d in sp.data), tuple(jnp.asarray(s) for s in sp.sigma)
-    k = len(names)
-    sel = cols + list(range(len(FIT_PARAMS), len(FIT_PARAMS) + nb))
-
-    def evaluate(z):
-        x = origin + z * scales
-        full = np.concatenate([full0, x[k:]])
-        full[cols] = x[:k]
-        r, j = vjf(jnp.asarray(full), base, sp.grid, sp.u, dj, sj)
-        return np.asarray(r), np.asarray(j)[:, sel] * scales
-
-    ev = ValueAndJacobian(evaluate)
-    lb, ub = scaled_bounds(bnds, origin, scales)
-    res, secs = least_squares_fit(ev.fun, ev.jac, np.zeros(origin.size), lb, ub, max_nfev=300)
-    vec = origin + res.x * scales
-    dof = max(res.fun.size - vec.size, 1)
-    chi2 = 2 * res.cost / dof
-    cov_all = covariance(ev.jac(res.x) / scales, chi2)
-    r_fin = ev.fun(res.x)
-    n = sp.wl.size
-    model = [r_fin[j * n:(j + 1) * n] * sp.sigma[j] + sp.data[j] for j in range(len(sp.ports))]
-    p = dict(p0)
-    p.update(zip(names, (float(v) for v in vec[:k]), strict=True))
-    if sym:
-        p["gap_drop"] = None
-    full = full0.copy()
-    full[cols] = vec[:k]
-    qv, jqv = quantities_fn(kind, FIT_PARAMS, sym)(jnp.asarray(full), base, reference_nm * 1e-3)
-    jqv = {kk: np.asarray(v)[..., cols] for kk, v in jqv.items()}
-    q = {kk: float(v) for kk, v in qv.items()}
-    return dict(regime=regime, p=p, q=q, jq={kk: np.asarray(v) for kk, v in jqv.items()}, cost=float(res.cost),
-                chi2=chi2, res=res, names=names, vec=vec, cov=cov_all, bnds=bnds, k=k, model=model,
-                nfev=int(res.nfev), time=time.perf_counter() - t_start, fit_secs=secs)
-
-
-def _nuisance(chosen: dict, sp: _Spectrum) -> dict[str, FitParam]:
-    """The fitted baseline coefficients per nm^i (c0_db, c1_db_per_nm, c2_db_per_nm2; per port if separate)."""
-    k, order = chosen["k"], sp.order
-    nuisance = {}
-    labels = ["c0_db", "c1_db_per_nm", "c2_db_per_nm2"][: order + 1]
-    for j, port in enumerate(sp.ports if not sp.shared else ("shared",)):
-        for i, lab in enumerate(labels):
-            idx = k + j * (order + 1) + i
-            scale = sp.half**-i
-            name = f"{lab}" if sp.shared else f"{port}_{lab}"
-            nuisance[name] = FitParam(float(chosen["vec"][idx] * scale),
-                                      float(math.sqrt(max(chosen["cov"][idx, idx], 0.0)) * scale))
-    return nuisance
-
-
-def _point_by_point(kind: str, chosen: dict, sp: _Spectrum) -> tuple[list[np.ndarray], float]:
-    """(the fitted ring evaluated point by point by its SAX model times the baseline, per port; the
-    largest relative difference from the interpolated fit model)."""
-    k, order = chosen["k"], sp.order
-    sd = ring_sax_model(kind)(jnp.asarray(sp.wl * 1e-3),
-                              **{kk: v for kk, v in chosen["p"].items() if not (kind == "all_pass" and kk == "gap_drop")})
-    exact, interp_err = [], 0.0
-    for j, port in enumerate(sp.ports):
-        jb = 0 if sp.shared else j
-        c = chosen["vec"][k + jb * (order + 1): k + (jb + 1) * (order + 1)]
-        bl = 10 ** (np.polynomial.polynomial.polyval(np.asarray(sp.u), c) / 10)
-        e = bl * np.abs(np.asarray(sd[("o1", "o2") if port == "through" else ("o1", "o4")])) ** 2
-        interp_err = max(interp_err, float(np.max(np.abs(e - chosen["model"][j])) / np.max(np.abs(e))))
-        exact.append(e)
-    return exact, interp_err
-
-
-def _fit_quality(chosen: dict, sp: _Spectrum, model, interp_err: float) -> dict:
-    """The ``fit`` record: method, points, parameters, reduced χ², rms residual and noise σ per port, cost."""
-    res = chosen["res"]
-    n_pts = int(res.fun.size)
-    rms = {port: float(np.sqrt(np.mean((np.asarray(m) - d) ** 2))) for port, m, d in zip(sp.ports, model, sp.data,
-                                                                                        strict=True)}
-    return {"method": "spectrum: least_squares (trf, bounds) on the physical model + baseline, JAX Jacobian",
-            "n_points": n_pts, "n_params": int(chosen["vec"].size), "dof": n_pts - int(chosen["vec"].size),
-            "chi2_reduced": chosen["chi2"], "rms_residual": rms,
-            "noise_sigma": {p: float(s[0]) for p, s in zip(sp.ports, sp.sigma, strict=True)},
-            "converged": bool(res.status > 0), "nfev": chosen["nfev"], "time_s": chosen["time"],
-            "least_squares_s": chosen["fit_secs"], "interpolation_error": interp_err}
-
-
-def _check_arguments(through, drop, kind, ng_param, baseline, baseline_order, radius, reference_nm) -> str:
+def _check_arguments(through, drop, kind, baseline, baseline_order, radius, reference_nm, ripple, split,
+                     wavelength_offset_nm, chi2_max) -> str:
     """The ring kind (checked, defaulted from the ports) after checking the other arguments."""
     if through is None and drop is None:
         raise ValueError("through = None and drop = None: give at least one port's transmission")
     kind = kind or ("add_drop" if drop is not None else "all_pass")
     check_choice("kind", kind, ("add_drop", "all_pass"))
-    check_choice("ng_param", ng_param, ("film_thickness", "width"))
-    check_choice("baseline", baseline, ("shared", "separate"))
-    if not isinstance(baseline_order, (int, np.integer)) or not 0 <= baseline_order <= 2:
-        raise ValueError(f"baseline_order = {baseline_order!r} must be an integer in [0, 2]")
-    check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
-    check_positive("reference_nm", reference_nm, unit="nm")
+    for name, value in (("baseline", baseline), ("ripple", ripple), ("split", split)):
+        check_choice(name, value, CHOICES[name])
+    if isinstance(baseline_order, bool) or not isinstance(baseline_order, int | np.integer) or not 0 <= baseline_order <= 3:
+        raise ValueError(f"baseline_order = {baseline_order!r} must be an integer in [0, 3]")
+    if radius is not None:
+        check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
+    check_range("reference_nm", reference_nm, 1450.0, 1650.0, unit="nm")
+    check_range("wavelength_offset_nm", wavelength_offset_nm, -5.0, 5.0, unit="nm")
+    check_range("chi2_max", chi2_max, 1.0, 1e6)
     if kind == "all_pass" and drop is not None:
         raise ValueError("kind = 'all_pass' has no drop port; give kind='add_drop' or leave the drop out")
     return kind
+
+
+def _spectrum(an, ports, order: int, eta: float) -> SpectrumData:
+    wl = np.asarray(an.wl_nm, float)
+    rn = an.resonances[an.nearest]
+    data, sigma = [], []
+    for p in ports:
+        y = np.asarray(an.through if p == "through" else an.drop, float)
+        base = np.asarray(an.baseline_through if (p == "through" or an.through is not None) else an.baseline_drop)
+        # per point: the running robust σ of the normalised port (additive and multiplicative noise alike)
+        s = noise_sigma(y / base) * base
+        data.append(y)
+        sigma.append(np.maximum(s, 1e-3 * float(np.median(s)) + 1e-12 * float(np.max(base))))
+    sigma = np.stack(sigma)
+    w = 1.0 / sigma
+    fam0 = [r.center_nm for r in an.resonances if r.family == 0]
+    fsr = an.fsr_nm * (rn.center_nm / float(np.clip(an.reference_nm, fam0[0], fam0[-1]))) ** 2
+    return SpectrumData(wl, ports, np.stack(data), sigma, w, rn.center_nm, fsr, rn.fwhm_nm,
+                        tuple(r.center_nm for r in an.resonances), eta, order)
+
+
+def _baseline_start(an, sp: SpectrumData, shared: bool, have_t: bool, d_peak_model: float | None) -> dict:
+    """Baseline coefficients (dB polynomial in u) from the analysis's baselines; drop alone: its peak level."""
+    u = (sp.wl - sp.mid) / sp.h
+    out = {}
+    for j, port in enumerate(sp.ports):
+        if shared and j > 0:
+            break
+        base = an.baseline_through if (port == "through" or have_t) else an.baseline_drop
+        c = np.polynomial.polynomial.polyfit(u, 10 * np.log10(base), sp.order)
+        if port == "drop" and not have_t and d_peak_model:
+            c[:] = 0.0
+            c[0] = 10 * math.log10(float(np.max(sp.data[j])) / d_peak_model)
+        pre = "" if shared else f"{port}_"
+        out.update({f"{pre}u{i}": float(v) for i, v in enumerate(c)})
+    return out
+
+
+def _theta2_of_design(design_p: dict, sp: SpectrumData) -> float:
+    """θ2 = ½h²·d²θ/dλ² of the design ring at λ_r, with its dispersion: θ'' = 2πL(2n_g/λ³ − (dn_g/dλ)/λ²) (nm).
+
+    Held when the span shows two resonances only (their positions fix θ0 and θ1 given θ2)."""
+    lam = sp.lam_r
+    ng_lo = ring_indices(design_p, (lam - 1.0) * 1e-3)[1]
+    ng, ng_hi = ring_indices(design_p, lam * 1e-3)[1], ring_indices(design_p, (lam + 1.0) * 1e-3)[1]
+    length = math.tau * float(design_p["radius"]) * 1e3
+    d2 = math.tau * length * (2 * ng / lam**3 - 0.5 * (ng_hi - ng_lo) / lam**2)
+    return 0.5 * sp.h**2 * d2
+
+
+def _physics_start(regime, line: dict, cov_line, names, sp: SpectrumData, design_p, priors, kind, fit_loss,
+                   symmetric: bool) -> dict:
+    """A physics start from a line-shape solution: geometry placed on n_eff, n_g; gaps and loss from κ², a."""
+    v = line["values"]
+    lam = sp.lam_r
+    fsr = -math.tau * sp.h / v["theta1"]
+    placed = place_geometry(design_p, priors, lam, fsr, v["theta0"])
+    p = dict(placed["p"])
+    wl_um = lam * 1e-3
+    p["gap"] = gap_for_kappa2(p, wl_um, math.exp(v["lk1"]) / sp.eta**2)  # κ² = η²·sin²Φ
+    if kind == "add_drop":
+        p["gap_drop"] = p["gap"] if symmetric else gap_for_kappa2(p, wl_um, math.exp(v["lk2"]) / sp.eta**2)
+    if fit_loss:
+        p["loss_db_per_cm"] = loss_for_a(p, wl_um, math.exp(-math.exp(v["la"])))
+    matched = [i for i, n in enumerate(LINE_MATCHED) if not (n == "lk2" and (kind == "all_pass" or symmetric))
+               and not (n == "la" and not fit_loss)]
+    idx = [names.index(LINE_MATCHED[i]) for i in matched]
+    c = cov_line[np.ix_(idx, idx)]
+    whiten = np.zeros((len(LINE_MATCHED), len(LINE_MATCHED)))  # the unmatched rows and columns stay 0
+    whiten[np.ix_(matched, matched)] = np.linalg.inv(np.linalg.cholesky(c + 1e-30 * np.eye(len(idx))))
+    return {"regime": regime, "symmetric": symmetric, "vectors": start_vectors(p, priors, placed, wl_um),
+            "held": held_params(p, kind, symmetric), "line": line, "whiten": whiten,
+            "target": np.array([v[n] for n in LINE_MATCHED]), "fit_loss": fit_loss, "pull0": placed["pull"]}
 
 
 def calibrate_ring_spectrum(
@@ -235,103 +169,173 @@ def calibrate_ring_spectrum(
     through=None,
     drop=None,
     *,
-    radius: float,
+    radius: float | None = None,
     kind: str | None = None,
     coupling: str | None = None,
-    ng_param: str = "width",
     baseline: str = "shared",
     baseline_order: int = 1,
+    ripple: str = "auto",
+    split: str = "auto",
+    wavelength_offset_nm: float = 0.0,
     reference_nm: float = REFERENCE_NM,
+    chi2_max: float = CHI2_MAX,
     design: dict | None = None,
+    process=None,
     source: dict | None = None,
-) -> RingCalibration:
-    """Fit the physical ring model (plus baseline nuisance parameters) to a measured spectrum.
+):
+    """Fit the physical ring model (plus the instrument) to a measured spectrum.
 
     Args:
-        wl_nm: wavelengths (nm), strictly increasing.
+        wl_nm: wavelengths (nm) of the laser sweep, strictly increasing.
         through, drop: linear power transmission of the ports (either or both).
-        radius: ring radius (µm) as drawn; the fit fine-tunes it (≤ 0.4 %) to place the resonances.
+        radius: the drawn ring radius (µm); default the design's (the ring cell's 20 µm unless ``design`` says).
         kind: ``"add_drop"`` or ``"all_pass"``; default add-drop if ``drop`` is given, else all-pass.
         coupling: None, ``"symmetric"``, ``"under"`` or ``"over"`` (see the package docstring).
-        ng_param: ``"film_thickness"`` or ``"width"``, the geometry fitted to the FSR.
         baseline: ``"shared"`` (one baseline for both ports) or ``"separate"``.
-        baseline_order: polynomial order (dB versus λ) of the baseline, 0–2 (1: offset and tilt).
+        baseline_order: polynomial order (dB versus λ) of the baseline, 0–3 (1: offset and tilt).
+        ripple, split: ``"auto"`` (detect, then fit), ``"fit"`` or ``"off"``: the facets' Fabry–Pérot ripple and
+            split resonances (backscatter doublets).
+        wavelength_offset_nm: added to ``wl_nm`` (the sweep's offset against a wavelength reference).
         reference_nm: the resonance reported is the model's nearest this wavelength (nm).
-        design: other ring parameters, held (e.g. ``{"etch_depth": 0.3}``).
+        chi2_max: the largest reduced χ² of the physical model accepted as a fit.
+        design: the drawn ring's other parameters (e.g. ``{"width": 1.2, "cladding": "air"}``).
+        process: ``prismpic.pdk.process.Process`` of the priors (default ``DEFAULT_PROCESS``).
         source: what to record under ``source`` (file name, ...).
 
     Returns:
-        :class:`RingCalibration` with the fitted model's specs, parameter errors from the Jacobian
-        and the residual, fit quality and a figure (``plot``).
+        :class:`RingCalibration`; ``status`` is ``"failed"`` (with ``failure_reason``) when the fit did not
+        converge or the model does not describe the data.
     """
-    kind = _check_arguments(through, drop, kind, ng_param, baseline, baseline_order, radius, reference_nm)
-    an = analyze_spectrum(wl_nm, through, drop, radius_um=radius, reference_nm=reference_nm,
-                          baseline_order=max(baseline_order, 1))
-    wl = np.asarray(an.wl_nm, float)
+    t_start = time.perf_counter()
+    kind = _check_arguments(through, drop, kind, baseline, baseline_order, radius, reference_nm, ripple, split,
+                            wavelength_offset_nm, chi2_max)
+    design_p = design_params(kind, dict(design or {}, **({"radius": float(radius)} if radius is not None else {})))
+    priors = ring_priors(design_p, process)
+    wl_true = np.asarray(wl_nm, float) + float(wavelength_offset_nm)
+    an = analyze_spectrum(wl_true, through, drop, radius_um=float(design_p["radius"]), reference_nm=reference_nm,
+                          baseline_order=max(int(baseline_order), 1))
     if an.fsr_nm is None:
-        raise ValueError(f"one resonance only in {wl[0]:.6g}..{wl[-1]:.6g} nm: the FSR (hence n_g) needs at least "
-                         "two resonances; widen the span")
+        raise ValueError(f"one resonance only in {an.wl_nm[0]:.6g}..{an.wl_nm[-1]:.6g} nm: the FSR (hence n_g) needs "
+                         "at least two resonances; widen the span")
     rn = an.resonances[an.nearest]
-    check_ng(an.fsr_nm, rn.center_nm, radius)
+    check_ng(an.fsr_nm, rn.center_nm, float(design_p["radius"]))
     have_t, have_d = through is not None, drop is not None
     regimes = fit_regimes(kind, coupling, have_d)
-    design_p = design_params(kind, design)
-    design_p["radius"] = float(radius)
     ports = tuple(p for p, h in (("through", have_t), ("drop", have_d)) if h)
     shared = baseline == "shared" or len(ports) == 1
-    ref_c = float(np.clip(reference_nm, an.resonances[0].center_nm, an.resonances[-1].center_nm))
-    fsr_c = an.fsr_nm * (rn.center_nm / ref_c) ** 2  # the FSR at the resonance used (n_g constant over the gap)
-    targets = {"fsr_nm": fsr_c, "q_loaded": rn.q_loaded, "resonance_nm": rn.center_nm}
-    if have_t:
-        targets["extinction_db"] = rn.through_extinction_db
-    if have_d and rn.drop_peak is not None and have_t:
-        targets["drop_peak"] = rn.drop_peak
-    fit_loss = have_t  # the drop port alone gives the total linewidth only
-    order = int(baseline_order)
-    sp = _spectrum(an, ports, shared, order, have_t)
-    sols = [_fit_regime(kind, regime, design_p, targets, ng_param, fit_loss, sp, reference_nm) for regime in regimes]
-    chosen, separable = choose_solution(sols, design_p)
-    k = chosen["k"]
-    specs = specs_dict(chosen["q"], separable)
-    errors = spec_errors(chosen["jq"], chosen["cov"][:k, :k])
-    if not separable:
-        errors["q_intrinsic"] = None
-    fitted = fitted_params(chosen["names"], chosen["vec"], chosen["cov"], chosen["bnds"], design_p)
-    amb = ambiguity_notes(kind, regimes if not separable or len(regimes) == 1 else (chosen["regime"],), have_d,
-                          ng_param, True)
-    if not fit_loss:
-        amb.append("the drop port alone fixes the total linewidth only: loss_db_per_cm held at its design value")
-    if not shared:
-        amb.append("separate baselines per port: the drop level carries no coupling information")
-    amb += correlated_pairs(list(chosen["names"]), chosen["cov"][:k, :k])
-    model, interp_err = _point_by_point(kind, chosen, sp)
-    notes = list(an.notes)
-    if chosen["chi2"] > 4.0:
-        notes.append(f"reduced χ² = {chosen['chi2']:.3g} > 4: the model does not describe the data to within its noise "
-                     "(check the residual figure; uncertainties are scaled by √χ²)")
-    at = [n for n, fp in fitted.items() if fp.at_bound]
-    if at:
-        notes.append(f"parameters at their bounds: {', '.join(at)}; the data may lie outside the model's reach")
-    measured = {"fsr_nm": an.fsr_nm, "fsr_err_nm": an.fsr_err_nm, "center_nm": rn.center_nm, "fwhm_nm": rn.fwhm_nm,
-                "q_loaded": rn.q_loaded, "extinction_db": rn.extinction_db, "n_group": an.n_group,
-                "q_intrinsic": an.q_intrinsic, "resonances_nm": [r.center_nm for r in an.resonances],
-                "port": an.port}
-    plot_data = {"wl_nm": wl, "ports": ports, "data": sp.data, "model": [np.asarray(m) for m in model],
-                 "sigma": sp.sigma, "center_nm": rn.center_nm, "fwhm_nm": rn.fwhm_nm}
-    return RingCalibration(
-        kind=kind, ring=ring_block(kind, chosen["p"], chosen["regime"] == "symmetric"), fitted=fitted,
-        nuisance=_nuisance(chosen, sp), specs=specs, errors=errors, measured=jsonable(measured),
-        fit=jsonable(_fit_quality(chosen, sp, model, interp_err)),
-        ambiguities=tuple(amb), solutions=tuple({**solution_summary(kind, s), "chi2_reduced": s["chi2"]}
-                                                for s in sols),
-        notes=tuple(notes), source={"from": "spectrum", "radius": radius, "coupling": coupling, "ng_param": ng_param,
-                                    "baseline": baseline, "baseline_order": order, **(source or {})},
-        plot_data=plot_data,
-    )
+    eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
+    sp = _spectrum(an, ports, int(baseline_order), eta)
+    sp.notes.extend(an.notes)
+    fit_loss = have_t  # the drop port alone fixes the total linewidth only
+    n_res = sum(r.family == 0 for r in an.resonances)
+    held = {"split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm"}
+    if not (have_t and have_d):
+        held.add("drop_offset_nm")
+    if n_res < 3:  # two resonance positions fix θ0 and θ1 only: the curvature stays at its 1/λ start
+        held.add("theta2")
+    # the line shape: closed-form starts of every regime, one batch per setup
+    t_line = time.perf_counter()
+    starts, setups = [], []
+    for regime in regimes:
+        sym = kind == "add_drop" and regime == "symmetric"
+        setups.append(LineSetup(kind, sym, ports, shared))
+        st = closed_form(kind, regime, sp.fsr, sp.fwhm, rn.through_min, rn.drop_peak if have_t else None, eta,
+                         sp.lam_r, sp.h)
+        if not fit_loss:
+            a_design = ring_physics.ring_round_trip(sp.lam_r * 1e-3, **{k: design_p[k] for k in (
+                "radius", "width", "film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")})[0]
+            st["la"] = math.log(-math.log(float(a_design)))
+        d_peak = None
+        if not have_t:
+            x = math.exp(-math.exp(st["la"])) * (eta**2 - math.exp(st["lk1"]))
+            d_peak = math.exp(st["lk1"]) ** 2 * math.exp(-math.exp(st["la"])) / (1 - x) ** 2
+        st.update(_baseline_start(an, sp, shared, have_t, d_peak))
+        starts.append(st)
+    theta2 = _theta2_of_design(design_p, sp)
+    for st in starts:
+        st["theta2"] = theta2
+    held_line = held | ({"la"} if not fit_loss else set())
+    sols = []
+    for setup in dict.fromkeys(setups):
+        idx = [i for i, s in enumerate(setups) if s == setup]
+        got = solve_lines(setup, sp, [starts[i] for i in idx], held_line)
+        got, info = instrument_steps(setup, sp, got, held_line, ripple, split)
+        for i, g in zip(idx, got, strict=True):
+            g["regime"], g["info"] = regimes[i], info
+            sols.append(g)
+    line_s = time.perf_counter() - t_line
+    # the physics, per regime, from its line shape
+    t_phys = time.perf_counter()
+    pstarts = []
+    for g in sols:
+        cov = line_covariance(g)
+        ps = _physics_start(g["regime"], g, cov, g["setup"].names(), sp, design_p, priors, kind, fit_loss,
+                            g["setup"].symmetric)
+        ps["line_cov"] = cov
+        pstarts.append(ps)
+
+    def residual_of(st):
+        return line_residual_fn(design_p["cladding"], is_tuned(design_p))
+
+    def free_of(st, stage):
+        return fitted_names(kind, st["regime"], st["fit_loss"]) + ("neff_ref", "ng_ref")
+
+    def args_of(st, stage):
+        return {"held": st["held"], "wl_um": jnp.asarray(sp.lam_r * 1e-3), "h_um": jnp.asarray(sp.h * 1e-3),
+                "target": jnp.asarray(st["target"]), "whiten": jnp.asarray(st["whiten"])}
+
+    psols = physical_solutions(kind, design_p["cladding"], pstarts, residual_of, free_of, args_of, priors, design_p,
+                               sp.lam_r * 1e-3, near=not is_tuned(design_p))
+    phys_s = time.perf_counter() - t_phys
+    for s in psols:  # the data's own χ² for the regime: the line shape's
+        s["line_cost"] = s["start"]["line"]["fit"]["cost"]
+    check = {id(s): _physical_check(kind, design_p["cladding"], s, sp) for s in psols}
+    return ring_result(
+        kind=kind, sols=psols, design=design_p, priors=priors, regimes=regimes, have_drop=have_d, fit_loss=fit_loss,
+        sp=sp, an=an, check=check, chi2_max=chi2_max, timing={"line_shape_s": line_s, "physics_s": phys_s,
+                                                               "time_s": time.perf_counter() - t_start},
+        source={"from": "spectrum", "radius": float(design_p["radius"]), "coupling": coupling, "baseline": baseline,
+                "baseline_order": int(baseline_order), "ripple": ripple, "split": split,
+                "wavelength_offset_nm": float(wavelength_offset_nm), **(source or {})})
 
 
-def calibrate_ring_csv(path, *, radius: float, **kwargs) -> RingCalibration:
-    """``measurements.read_spectrum_csv`` then ``calibrate_ring_spectrum`` (radius in µm)."""
+def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict:
+    """The physical model of solution ``s`` through the fitted instrument at every point: model, χ²_red,
+    residual structure, and the interpolation error against the SAX model at the resonance."""
+    line = s["start"]["line"]
+    v, setup = line["values"], line["setup"]
+    instr = np.array([v[n] for n in INSTRUMENT])
+    coef = np.asarray(line["v"])[len(LINE) + len(INSTRUMENT):]
+    nodes, weights = chebyshev_nodes(sp.wl[0] * 1e-3, sp.wl[-1] * 1e-3)
+    args = {"nodes": jnp.asarray(nodes), "weights": jnp.asarray(weights), "wl_um": jnp.asarray(sp.wl * 1e-3),
+            "u": jnp.asarray((sp.wl - sp.mid) / sp.h), "dl_nm": jnp.asarray(sp.wl - sp.mid),
+            "fsr_nm": jnp.asarray(sp.fsr)}
+    held = held_params(s["p"])
+    fn = physical_fn(kind, cladding, sp.ports, setup.shared, MAX_ORDER, is_tuned(s["p"]))
+    model = np.asarray(fn(jnp.asarray(s["vec"]), held, jnp.asarray(instr), jnp.asarray(coef), args))
+    r = (model - sp.data) * sp.w
+    n = int(np.count_nonzero(sp.w))
+    k = len(VARIABLES) + len(s["start"]["line"]["free"])
+    chi2 = float(np.sum(r**2)) / max(n - k, 1)
+    return {"model": model, "chi2_reduced": chi2, "resid": r, "structure": fitting.residual_structure(r[r != 0]),
+            "n_points": n, "n_params": k}
+
+
+def calibrate_ring_csv(path, **kwargs):
+    """``measurements.read_spectrum_csv`` then ``calibrate_ring_spectrum`` (``radius`` in µm, optional)."""
     sp = read_spectrum_csv(path)
-    return calibrate_ring_spectrum(sp.wl_nm, sp.through, sp.drop, radius=radius,
-                                   source={"spectrum": Path(path).name}, **kwargs)
+    src = dict(kwargs.pop("source", None) or {}, spectrum=Path(path).name)
+    return calibrate_ring_spectrum(sp.wl_nm, sp.through, sp.drop, source=src, **kwargs)
+
+
+def calibrate_ring_record(path, **kwargs) -> dict:
+    """A worker's function: ``calibrate_ring_csv(path, **kwargs).to_dict()``, or for bad input
+    {"status": "bad_file", "failure_reason": the ValueError's message}: a plain, picklable dict, never raises
+    for bad data (REFERENCE_UM and the module state are not touched)."""
+    try:
+        return calibrate_ring_csv(path, **kwargs).to_dict()
+    except ValueError as e:
+        return {"status": "bad_file", "failure_reason": " ".join(str(e).split()), "source": {"spectrum": str(path)}}
+
+
+__all__ = ["CHI2_MAX", "REFERENCE_UM", "calibrate_ring_csv", "calibrate_ring_record", "calibrate_ring_spectrum"]

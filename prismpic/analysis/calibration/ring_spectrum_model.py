@@ -1,0 +1,82 @@
+"""The instrument around a ring, and the physical ring model over a measured span.
+
+Per port the measurement is T(λ) = 10^(B(λ)/10) · |bus(λ)|² · |field(λ)|², with
+
+- a split resonance (backscattering): the ring's standing-wave modes sit at θ ± φ_s and, in coupled-mode
+  theory, each carries half the travelling wave, so the fields are ½[F(θ + φ_s) + F(θ − φ_s)] (exact for a
+  real backscatter coupling; φ_s = 2π·split_nm/FSR; Li et al., Opt. Express 20, 13617 (2012); Morichetti et
+  al., Phys. Rev. Lett. 104, 033902 (2010)); ``split_nm`` = 0 is the ordinary ring;
+- the drop port read ``drop_offset_nm`` later in wavelength than the through port (separate sweeps, a lag
+  between detectors);
+- the baseline B in dB: a polynomial in u = (λ − mid)/half (one for every port if shared, else one per port)
+  plus the facets' Fabry–Pérot ripple c·cos(2πΔλ/P) + s·sin(2πΔλ/P), Δλ = λ − mid (a weak cavity of
+  reflectance R gives ≈ 8.7·R·cos in dB).
+
+``physical_fn`` evaluates the physical ring (``ring_model.ring_fields``: couplers, round trip with the index
+correction, bus) at ``N_NODES`` Chebyshev nodes of the span, interpolates (barycentric; error of order
+(span/λ)^N_NODES, checked against the SAX model) and applies the instrument: the final check of a fit.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from prismpic.analysis.calibration.ring_model import FIT_PARAMS, barycentric, ring_fields
+from prismpic.components import ring_physics
+
+INSTRUMENT = ("drop_offset_nm", "split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm")
+
+
+def fields_of(ing, instr: dict, fsr_nm, split: bool = True):
+    """(through, drop) fields of the ingredients (t1, κ1, t2, κ2, a, θ), with the resonance split of ``instr``
+    (``split`` False: the ordinary ring, half the cost)."""
+    t1, k1, t2, k2, a, theta = ing[:6]
+    if not split:
+        through, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
+        return through, drop
+    phase = 2 * jnp.pi * instr["split_nm"] / fsr_nm
+    tp, dp, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta + phase)
+    tm, dm, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta - phase)
+    return 0.5 * (tp + tm), 0.5 * (dp + dm)
+
+
+def instrument_ports(fields: dict, bus2_t, bus2_d, coef, instr: dict, args: dict, ports, shared: bool, order: int):
+    """Transmission of each port: 10^(B/10)·|bus|²·|field|², B the port's baseline polynomial (``order``, in
+    ``args["u"]``) plus the ripple (in ``args["dl_nm"]``)."""
+    x = 2 * jnp.pi * args["dl_nm"] / jnp.maximum(instr["ripple_period_nm"], 1e-6)
+    ripple = instr["ripple_cos_db"] * jnp.cos(x) + instr["ripple_sin_db"] * jnp.sin(x)
+    nb = order + 1
+    out = []
+    for j, port in enumerate(ports):
+        c = coef[(0 if shared else j) * nb: ((0 if shared else j) + 1) * nb]
+        b_db = sum(c[i] * args["u"] ** i for i in range(nb)) + ripple
+        out.append(10 ** (b_db / 10) * (bus2_t if port == "through" else bus2_d) * jnp.abs(fields[port]) ** 2)
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def physical_fn(kind: str, cladding: str, ports: tuple[str, ...], shared: bool, order: int, tuned: bool):
+    """jit(``model(vec, held, instr, coef, args) -> (ports, points)``): the physical ring ``vec`` (``FIT_PARAMS``;
+    ``held`` from ``held_params``) through the instrument (``instr`` in ``INSTRUMENT`` order, baseline ``coef``).
+
+    ``args``: ``nodes``/``weights`` (``chebyshev_nodes`` of the span, µm), ``wl_um`` (true wavelengths of the
+    points), ``u``, ``dl_nm``, ``fsr_nm``; the baseline here includes the bus (it is divided out).
+    """
+    def model(vec, held, instr_v, coef, args):
+        p = dict(held)
+        p.update({n: vec[i] for i, n in enumerate(FIT_PARAMS)})
+        instr = {n: instr_v[i] for i, n in enumerate(INSTRUMENT)}
+        vals = jnp.stack(ring_fields(args["nodes"], p, kind, cladding, tuned))
+        ing = barycentric(args["wl_um"], args["nodes"], args["weights"], vals)
+        through, drop = fields_of(ing, instr, args["fsr_nm"])
+        if "drop" in ports:
+            drop = fields_of(barycentric(args["wl_um"] + instr["drop_offset_nm"] * 1e-3, args["nodes"],
+                                         args["weights"], vals), instr, args["fsr_nm"])[1]
+        ones = jnp.ones_like(args["u"])
+        return jnp.stack(instrument_ports({"through": through, "drop": drop}, ones, ones, coef, instr, args, ports,
+                                          shared, order))
+
+    return jax.jit(model)
