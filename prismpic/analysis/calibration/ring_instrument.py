@@ -4,7 +4,7 @@
   from the resonances, found with the Lomb–Scargle periodogram (Lomb, Astrophys. Space Sci. 39, 447 (1976);
   Scargle, ApJ 263, 835 (1982)) over periods from 4 samples to a quarter of the FSR; it is significant when its
   amplitude exceeds ``RIPPLE_SIGMAS`` times its own standard error σ·√(2/n) (false-alarm probability
-  ≈ n_freq·exp(−RIPPLE_SIGMAS²/2) < 1e-7 for a white residual).
+  ≈ n_freq·exp(−RIPPLE_SIGMAS²/2) < 1e-9 for a white residual).
 - Resonances the model misses (``window_chi2``): χ² per degree of freedom of the residual within ±3 FWHM of
   each resonance. A value above ``WINDOW_CHI2`` at the resonance the fit is about starts a fit with split
   resonances (backscatter doublets); elsewhere the window is masked and the resonance flagged.
@@ -39,33 +39,32 @@ def window_chi2(resid: np.ndarray, masks: list[np.ndarray]) -> list[float | None
     return out
 
 
-def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, weight: np.ndarray,
+def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sigma_rel: float,
                  max_period_nm: float) -> dict | None:
     """The facets' ripple in a relative residual (data/model − 1), or None if not significant.
 
-    ``weight`` = model/σ per point (the relative residual times it is the residual in noise units, white);
-    periods from 4 samples to ``max_period_nm`` (a quarter of the ring's FSR: a chip of a few mm between its
-    facets has a Fabry–Pérot period λ²/(2·n_g·L) of 0.05–0.5 nm; slower structure is the baseline's). The
-    period is the periodogram's peak of the weighted residual; offset and sinusoid then follow by weighted
-    least squares, whose covariance gives the amplitude's standard error.
+    Periods from 4 samples to ``max_period_nm`` (a quarter of the ring's FSR: a chip of a few mm between its
+    facets has a Fabry–Pérot period λ²/(2·n_g·L) of 0.05–0.5 nm; slower structure is the baseline's).
 
     Returns {"period_nm", "cos_db", "sin_db", "amplitude_db", "sigmas"} for the baseline's
     c·cos(2πΔλ/P) + s·sin(2πΔλ/P) in dB (Δλ = λ − mid); ``keep`` selects the points away from resonances.
     """
-    n = int(np.count_nonzero(keep))
+    x = wl_nm[keep]
+    y = rel_resid[keep]
+    n = x.size
     if n < 64:
         return None
     step = float(np.median(np.diff(wl_nm)))
     span = float(wl_nm[-1] - wl_nm[0])
-    lo, hi = 4 * step, min(max_period_nm, span / 1.5)
+    lo = 4 * step
+    hi = min(max_period_nm, span / 1.5)
     if hi <= 1.5 * lo:
         return None
-    w = np.where(keep, weight, 0.0)
-    yw = np.where(keep, rel_resid, 0.0) * w  # in noise units
-    yw = yw - np.where(keep, np.sum(yw * w) / max(np.sum(w * w), 1e-300) * w, 0.0)  # the weighted mean removed
     if np.ptp(np.diff(wl_nm)) <= 1e-6 * step:  # a uniform sweep: the periodogram by FFT (masked points zero)
+        full = np.zeros(wl_nm.size)
+        full[keep] = y - y.mean()
         f = np.fft.rfftfreq(wl_nm.size, step)
-        power = np.abs(np.fft.rfft(yw)) ** 2
+        power = np.abs(np.fft.rfft(full)) ** 2
         sel = (f >= 1 / hi) & (f <= 1 / lo)
         if not sel.any():
             return None
@@ -73,16 +72,13 @@ def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, wei
     else:  # Lomb–Scargle on at most 4000 of the points
         k = max(1, n // 4000)
         periods = np.geomspace(lo, hi, 1500)
-        power = lombscargle(wl_nm[keep][::k], yw[keep][::k], 2 * np.pi / periods, precenter=False)
+        power = lombscargle(x[::k], (y - y.mean())[::k], 2 * np.pi / periods, precenter=False)
         best = float(periods[int(np.argmax(power))])
     mid = 0.5 * (wl_nm[0] + wl_nm[-1])
-    x = wl_nm[keep]
     a = np.stack([np.ones(n), np.cos(2 * np.pi * (x - mid) / best), np.sin(2 * np.pi * (x - mid) / best)], 1)
-    aw = a * w[keep, None]
-    coef, *_ = np.linalg.lstsq(aw, rel_resid[keep] * w[keep], rcond=None)
-    cov = np.linalg.pinv(aw.T @ aw)
+    coef, *_ = np.linalg.lstsq(a, y, rcond=None)
     amp = math.hypot(coef[1], coef[2])
-    se = math.sqrt(max(0.5 * (cov[1, 1] + cov[2, 2]), 1e-300))
+    se = max(sigma_rel, 1e-12) * math.sqrt(2.0 / n)
     if amp < RIPPLE_SIGMAS * se:
         return None
     db = 10 / math.log(10)  # relative change → dB

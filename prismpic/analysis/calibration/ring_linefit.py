@@ -127,11 +127,12 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
     masks = windows(sp.wl, sp.centers, sp.fwhm)
     # ripple: the relative residual (data/model − 1 = r·σ/model) away from the resonances
     if ripple != "off":
-        model = sp.data + _resid(b, sp) / np.where(sp.w > 0, sp.w, np.inf)  # residuals are (model − data)·w
+        model = sp.data - _resid(b, sp) / np.where(sp.w > 0, sp.w, np.inf)
         keep = ~np.any(masks, axis=0) if masks else np.ones(sp.wl.size, bool)
         j = 0
         rel = (sp.data[j] - model[j]) / np.maximum(model[j], 1e-12)
-        found = ripple_start(sp.wl, rel, keep & (sp.w[j] > 0), model[j] * sp.w[j], 0.25 * sp.fsr)
+        found = ripple_start(sp.wl, rel, keep & (sp.w[j] > 0), float(np.median(sp.sigma[j][keep] / model[j][keep])),
+                             0.25 * sp.fsr)
         if found is not None or ripple == "fit":
             r0 = found or {"period_nm": sp.h / 2, "cos_db": 0.0, "sin_db": 0.0}
             held -= {"ripple_cos_db", "ripple_sin_db", "ripple_period_nm"}
