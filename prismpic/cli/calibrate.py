@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from prismpic.cli.common import (
@@ -67,8 +67,8 @@ def _print_ring(cal) -> None:
         v, err = s.get(k), e.get(k)
         table.add_row(k, "not separable" if v is None else format(v, fmt), "" if err is None else f"{err:.2g}")
     console.print(table)
-    t2 = Table("parameter", "value", "±1σ (posterior)", "prior", "determined by", "design",
-               title="fitted physical parameters")
+    t2 = Table(Column("parameter", no_wrap=True), "value", "±1σ", "prior (±1σ)", "fixed by", "design",
+               title="fitted physical parameters (±1σ posterior; fixed by: the data or the prior)")
     for k, fp in cal.fitted.items():
         prior = "" if fp.prior_sigma is None else f"{fp.prior_mean:.6g} ± {fp.prior_sigma:.2g}"
         t2.add_row(k, f"{fp.value:.6g}", "" if fp.sigma is None else f"{fp.sigma:.2g}", prior,
@@ -88,7 +88,8 @@ def _print_ring(cal) -> None:
     for a in cal.ambiguities:
         say(f"cannot separate: {a}")
     for n in cal.notes:
-        say(f"note: {n}")
+        if not n.startswith("effective-index correction applied"):  # said above
+            say(f"note: {n}")
     for f in cal.flags:
         say(f"flag: {f}")
 

@@ -166,7 +166,7 @@ def test_cli_specs_without_radius_and_failed_fit(tmp_path):
     assert r.exit_code == 0, r.output
     p = json.loads(out.read_text())
     assert p["status"] == "fitted" and p["source"]["radius"] == rings.ring_params("add_drop", {})["radius"]
-    assert "determined by" in r.output and "posterior" in r.output
+    assert "fixed by" in r.output and "posterior" in r.output
     r = runner.invoke(app, ["calibrate", "ring", "--fsr", "8.3", "--q", "12500", "--er", "15", "--radius", "20",
                             "--out", str(out)])
     assert r.exit_code == 0 and "effective-index correction applied" in r.output
@@ -179,6 +179,8 @@ def test_cli_specs_without_radius_and_failed_fit(tmp_path):
                             "--keep-failed"])
     assert r.exit_code == 1 and "marked failed" in r.output
     assert json.loads(bad.read_text())["status"] == "failed"
+    with pytest.raises(ValueError, match="is a failed calibration"):  # never used as parameters
+        cal.load_params(bad)
 
 
 def test_cli_checks_every_option_before_the_fit(tmp_path, monkeypatch):

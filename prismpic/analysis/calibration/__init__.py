@@ -1,55 +1,62 @@
 """Calibration: the device models' physical parameters that reproduce measured specs and spectra.
 
-Calibration never swaps the physics for a curve: it searches the *physical* parameters of
-the same models the circuits use (``rings.ring_add_drop_model`` / ``ring_all_pass_model``,
-``modulators.mzm_model``, ``pcm.pcm_transmission``) so that their outputs match the
-measurement. Specs (FSR, Q, extinction) are outputs of the fitted model, never inputs.
+Calibration never swaps the physics for a curve: it searches the *physical* parameters of the same models
+the circuits use (``ring_physics`` behind ``rings.ring_add_drop_model`` / ``ring_all_pass_model``,
+``modulators.mzm_model``, ``pcm.pcm_transmission``) so that their outputs match the measurement. Specs (FSR,
+Q, extinction) are outputs of the fitted model, never inputs.
 
 Where things are:
 
-- ``results``: result classes (``RingCalibration``, ``FitParam``), the parameter-file schema
-  (``SCHEMA``) and ``load_params``;
-- ``fitting``: the least-squares core shared by every fit (bounds, scaling, covariance);
-- ``ring_model``: the jitted ring physics of the fits (``ring_quantities``, spectrum model);
-- ``ring_start``: design, bounds and the closed-form starting point of a ring fit;
-- ``ring_solutions``: coupling regimes, choice among solutions and their report;
+- ``fitting``: the least-squares core of every fit (ring, MZM, PCM): bounded, regularised Levenberg–Marquardt
+  in JAX, jitted and vmapped over batches; covariance, correlations, residual structure;
+- ``priors``: the process spreads as priors (``ring_priors``) and every fitted parameter's bounds;
+- ``ring_model``: the jitted ring physics of the fits (fields, specs, the effective-index correction);
+- ``ring_lineshape``, ``ring_linefit``, ``ring_instrument``, ``ring_spectrum_model``: a spectrum's line shape
+  and the instrument (baseline, ripple, drop offset, split resonances), their detection and fit;
+- ``ring_start``: design, the closed-form Airy inversion and the geometry placement (the global start);
+- ``ring_physfit``: the physical parameters from the line shape or specs under the priors, two stages
+  (geometry only, or with the index correction); ``ring_quantities``;
+- ``ring_solutions``, ``ring_result``, ``results``: regimes, the choice among solutions, the report, the result
+  classes (``RingCalibration``, ``FitParam``), the parameter-file schema (``SCHEMA``) and ``load_params``;
 - ``ring_specs``: ``calibrate_ring_specs``; ``ring_spectrum``: ``calibrate_ring_spectrum``,
-  ``calibrate_ring_csv``; ``ring_figure``: ``plot_ring_calibration``;
-- ``mzm``: ``calibrate_mzm``, ``calibrate_mzm_csv``; ``pcm``: ``calibrate_pcm``, ``calibrate_pcm_csv``.
+  ``calibrate_ring_csv``, ``calibrate_ring_record`` (a worker's picklable dict); ``ring_figure``;
+- ``mzm``: ``calibrate_mzm``, ``calibrate_mzm_csv``; ``pcm``: ``calibrate_pcm``, ``calibrate_pcm_csv``;
+- ``batch``, ``wafer``: a wafer of spectra on Dask (``prismpic calibrate ring --spectra``).
 
 Measurement files are read by ``prismpic.analysis.measurements``.
 
 Ring: fitted parameters and what fixes each
 --------------------------------------------
-- ``gap`` (and ``gap_drop`` when the drop port or the drop loss is given): the coupling,
-  through κ = sin Φ(gap) of ``ring_physics.coupling_angle``;
-- ``loss_db_per_cm``: the round-trip loss (bend loss comes from the dispersion model);
-- ``width`` (default) or ``film_thickness`` (``ng_param``): sets n_g, hence the FSR = λ²/(n_g 2πR)
-  (within the dispersion model's domain: ±0.5 µm width, ±0.1 µm film; n_g moves little with
-  either, so the measured FSR must lie within about ±1 % of the model's at the given radius);
-- ``radius``: fine-tunes the resonance (a shift of up to ±FSR/2 needs |ΔR|/R ≤ FSR/2λ,
-  0.3 % at 20 µm); only when a resonance wavelength is known (or no radius is given).
+- ``gap`` (and ``gap_drop`` with both ports or the drop loss): the coupling, κ = sin Φ(gap);
+- ``loss_db_per_cm``: the round-trip loss beyond the dispersion model's bend loss;
+- the process parameters ``film_thickness``, ``etch_depth``, ``sidewall_angle_deg``, ``width`` (as etched:
+  width − drawn = width bias) and ``radius``, each with its process prior: the resonance positions and the FSR
+  fix n_eff·R and n_g·R, i.e. combinations of them; ``determined_by`` says whether the data (posterior σ < ½
+  prior σ) or the prior fixes each;
+- ``dneff``, ``dng`` (only when needed): the effective-index correction, Δn_eff and Δn_g at 1.55 µm, when the
+  process parameters within their priors cannot reproduce the resonances and the FSR (Δχ² > 9 against it):
+  reported in ``correction`` and on the console (the dispersion model's own error, material index, ...).
 
-What specs cannot separate (reported under ``ambiguities``):
+The cladding is a choice (``design={"cladding": "air"}``), not fitted.
 
-- under- versus over-coupling: |t − a e^{iθ}|²/|1 − t a e^{iθ}|² is symmetric in t ↔ a,
-  so an all-pass through port (and, in coupled-mode terms γ1 ↔ γi + γ2, an add-drop ring
-  even with both ports) fits both solutions equally (McKinnon et al., Opt. Express 17,
-  18971 (2009)); both are fitted and reported, the one nearest the design gap is kept
-  unless ``coupling`` says which holds. An add-drop ring with equal gaps
-  (``coupling="symmetric"``, gap_drop = gap as the cell's default) is unique;
+What the data cannot separate (reported under ``ambiguities``):
+
+- under- versus over-coupling: |t − a e^{iθ}|²/|1 − t a e^{iθ}|² is symmetric in t ↔ a, so an all-pass
+  through port (and, in coupled-mode terms γ1 ↔ γi + γ2, an add-drop ring even with both ports) fits both
+  solutions equally (McKinnon et al., Opt. Express 17, 18971 (2009)); both are fitted and reported, the one
+  nearest the design gap is kept unless ``coupling`` says which holds. Equal gaps (``coupling="symmetric"``)
+  are unique;
 - the through port alone cannot tell drop coupling from loss: gap_drop is tied to gap;
-- film thickness versus width (both move n_eff and n_g): one is fitted, the other held;
-- the mode order m: the neighbouring orders fit with ΔR ≈ λ/(2π n_eff) (≈ 0.6 % of R)
-  and a compensating n_g; the solution nearest the given (or design) radius is kept;
-- coupler excess loss versus propagation loss: ``coupler_loss_db`` is held at its design
-  value and all loss goes into ``loss_db_per_cm``.
+- film, etch, wall angle and width (all move n_eff, n_g, the coupling and the bend loss): the priors decide
+  what the data leave open;
+- the mode order m and a constant offset of the laser sweep (both only shift n_eff): the order nearest the
+  priors is kept; give ``wavelength_offset_nm`` from a reference;
+- coupler excess loss versus propagation loss: ``coupler_loss_db`` is held at its design value.
 
-Spectrum fits add baseline nuisance parameters (see ``ring_spectrum``). Every fit is
-``scipy.optimize.least_squares`` (trust-region reflective, bounds) with the Jacobian from
-``jax.jacfwd`` of the jitted physical model. Uncertainties: 1σ from cov = (JᵀJ)⁻¹·χ²_red
-(specs: from the assumed spec uncertainties ``SPEC_SIGMA``), and derived specs carry
-J_spec·cov·J_specᵀ.
+Failure is a result, never a silent one: a fit that did not converge, whose physical model's χ²_red exceeds
+``chi2_max`` or that cannot describe the resonance it is about has ``status = "failed"`` and a one-line
+``failure_reason``; bad input raises ValueError. Uncertainties: posterior 1σ of the physics fit (data
+whitened by the line shape's covariance, priors), specs J·C·Jᵀ.
 """
 
 from prismpic.analysis.calibration.mzm import MzmCalibration, calibrate_mzm, calibrate_mzm_csv

@@ -40,6 +40,7 @@ MAX_STEPS = 200  # Levenberg–Marquardt iterations per problem
 FTOL = 1e-9  # an accepted step that lowers the cost by less than this fraction ends the iteration (converged)
 F_FLAT = 1e-10  # as does a gradient whose diagonal Newton step would lower the cost by less than this
 F_ZERO = 1e-12  # a cost (½Σr², residuals in σ) this small is an exact fit
+F_ABS = 1e-4  # a change of ½χ² this small is no change (Δχ² = 1 is 1σ of one parameter)
 MU_MAX = 1e30  # or a damping this large (no step lowers the cost any more)
 
 
@@ -98,7 +99,9 @@ def levenberg_marquardt(fz, z0, n_res: int, max_steps: int = MAX_STEPS):
         pred = 0.5 * h @ (mu * d * h - g)
         rho = (f - f_new) / jnp.maximum(pred, 1e-300)
         ok = first | (jnp.isfinite(f_new) & (rho > 0))
-        small = ((f - f_new) <= FTOL * f) | (f_new <= F_ZERO)  # the cost stagnates (MINPACK's ftol test), or is 0
+        # the cost stagnates (MINPACK's ftol test), is 0, or a Gauss–Newton-like step (small damping) lowers ½χ²
+        # by less than F_ABS: the parameters would move by less than 1 % of their σ
+        small = ((f - f_new) <= FTOL * f) | (f_new <= F_ZERO) | (((f - f_new) <= F_ABS) & (mu <= 1e-2))
         flat = 0.5 * jnp.sum(g * g / d) <= F_FLAT  # a diagonal Newton step would lower ½χ² by less than F_FLAT
         done = ~first & ((ok & small) | flat)
         z = jnp.where(ok, z_new, z)

@@ -32,7 +32,7 @@ JSON object; every block optional except ``schema``::
     }
 
 ``ring_specs(kind=p["ring_kind"], **p["ring"])`` and ``ring_add_drop_model(**p["ring"])``
-take the ring block as is; ``load_params`` reads and checks a file.
+take the ring block as is; ``load_params`` reads and checks a file (and refuses a failed calibration's).
 """
 
 from __future__ import annotations
@@ -72,6 +72,9 @@ def load_params(path) -> dict:
         raise ValueError(f"{where} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
+    if data.get("status") == "failed":
+        raise ValueError(f"{where} is a failed calibration ({data.get('failure_reason') or 'no reason given'}): it "
+                         "is kept for diagnosis (--keep-failed), not as parameters")
     if "ring" in data:
         kind = data.get("ring_kind", "add_drop")
         if not isinstance(kind, str):

@@ -66,7 +66,7 @@ def _bounds_scales(sp: SpectrumData, names) -> tuple[list, list]:
     phase_fwhm = math.tau * sp.fwhm / sp.fsr
     lk_hi = math.log(0.999 * sp.eta**2)
     b = dict(LINE_BOUNDS, lk1=(LINE_BOUNDS["lk1"][0], lk_hi), lk2=(LINE_BOUNDS["lk2"][0], lk_hi),
-             drop_offset_nm=(-0.25 * sp.fsr, 0.25 * sp.fsr), split_nm=(0.0, 0.25 * sp.fsr),
+             drop_offset_nm=(-0.25 * sp.fsr, 0.25 * sp.fsr), split_nm=(-0.25 * sp.fsr, 0.25 * sp.fsr),  # even in ±
              ripple_cos_db=(-3.0, 3.0), ripple_sin_db=(-3.0, 3.0), ripple_period_nm=(3 * step, 0.3 * sp.fsr))
     s = {"theta0": 0.1 * phase_fwhm, "theta1": 0.1 * phase_fwhm, "theta2": 0.1 * phase_fwhm, "lk1": 0.02,
          "lk1_s": 0.02, "lk2": 0.02, "lk2_s": 0.02, "la": 0.02, "la_s": 0.02, "drop_offset_nm": 0.1 * sp.fwhm,
@@ -74,34 +74,44 @@ def _bounds_scales(sp: SpectrumData, names) -> tuple[list, list]:
     return ([b.get(n, (-math.inf, math.inf)) for n in names], [s.get(n, 0.01) for n in names])
 
 
+HOLD = 1e-6  # a held parameter: a prior of this many typical steps at its start (one compiled program for all)
+
+
 def solve_lines(setup: LineSetup, sp: SpectrumData, starts: list[dict], held: set[str]) -> list[dict]:
     """Line-shape fits from ``starts`` ({name: value}; missing names 0) with ``held`` names fixed: one batch.
 
-    Returns per start: v (the full vector), values ({name: value}), the ``fitting.solve`` dict under "fit"
-    (its x, Jacobians: the free entries), free (their indices in the vector), the ``start`` and the setup."""
+    Every entry the setup can move is a variable of the compiled program; the held ones (and the baseline
+    coefficients above ``sp.order``) carry a prior of ``HOLD`` typical steps at their start, so that every
+    choice of instrument effects shares one compilation. Returns per start: v (the full vector), values
+    ({name: value}), the ``fitting.solve`` dict under "fit", free (the indices the data move), the ``start``."""
     names = setup.names()
+    structural = set() if setup.kind == "add_drop" and not setup.symmetric else {"lk2", "lk2_s"}
+    if "drop" not in setup.ports or "through" not in setup.ports:
+        structural.add("drop_offset_nm")
+    variables = tuple(n for n in names if n not in structural)
+    setup = replace(setup, free=variables)
     unused = {f"{s}u{i}" for s in ("", "through_", "drop_") for i in range(sp.order + 1, MAX_ORDER + 1)}
-    if setup.kind == "all_pass" or setup.symmetric:  # no second coupler of its own
-        unused |= {"lk2", "lk2_s"}
-    free = tuple(n for n in names if n not in held and n not in unused)
-    setup = replace(setup, free=free)
-    bnds, scales = _bounds_scales(sp, free)
-    boxes, args = [], []
+    fixed = [n in held or n in unused for n in variables]
+    bnds, scales = _bounds_scales(sp, variables)
+    inv = np.array([1.0 / (HOLD * sc) if f else 0.0 for f, sc in zip(fixed, scales, strict=True)])
+    boxes, args, priors = [], [], []
     base = sp.args()
     for st in starts:
         full0 = np.array([float(st.get(n, 0.0)) for n in names])
-        boxes.append(fitting.Box.of(bnds, scales, [full0[names.index(n)] for n in free]))
+        box = fitting.Box.of(bnds, scales, [full0[names.index(n)] for n in variables])
+        boxes.append(box)
+        priors.append((box.x0, inv))
         args.append(dict(base, full0=jnp.asarray(full0)))
-    z = np.zeros(len(free))
-    fits = fitting.solve(residual_fn(setup), boxes, [(z, z)] * len(starts), args, pad=2)  # 1 or 2 regimes
-    idx = [names.index(n) for n in free]
+    fits = fitting.solve(residual_fn(setup), boxes, priors, args, pad=2)  # 1 or 2 regimes: one program
+    idx = [names.index(n) for n in variables]
+    free = [names.index(n) for n, f in zip(variables, fixed, strict=True) if not f]
     n_data = int(np.count_nonzero(np.asarray(sp.w)))
     out = []
     for st, a, f in zip(starts, args, fits, strict=True):
         f["chi2_reduced"] = float(np.sum(f["data"] ** 2)) / max(n_data - len(free), 1)
         v = np.asarray(a["full0"]).copy()
         v[idx] = f["x"]
-        out.append({"v": v, "fit": f, "start": st, "free": idx, "setup": setup,
+        out.append({"v": v, "fit": f, "start": st, "free": free, "variables": idx, "setup": setup,
                     "values": dict(zip(names, (float(x) for x in v), strict=True))})
     return out
 
@@ -191,7 +201,10 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
 def line_covariance(sol: dict) -> np.ndarray:
     """Covariance of the full line-shape vector (held entries 0), scaled by max(χ²_red, 1)."""
     f = sol["fit"]
-    free = sol["free"]
+    var, free = sol["variables"], sol["free"]
     cov = np.zeros((sol["v"].size, sol["v"].size))
-    cov[np.ix_(free, free)] = fitting.covariance(f["jac_data"], f["jac_prior"], f["chi2_reduced"])
+    cov[np.ix_(var, var)] = fitting.covariance(f["jac_data"], f["jac_prior"], f["chi2_reduced"])
+    held = [i for i in var if i not in free]
+    cov[held, :] = 0.0
+    cov[:, held] = 0.0
     return cov

@@ -96,6 +96,8 @@ def _nuisance(sol: dict, sp) -> dict[str, FitParam]:
         if n in LINE:
             continue
         val, sd = float(line["v"][i]), math.sqrt(max(cov[i, i], 0.0))
+        if n == "split_nm":  # the model is even in the splitting
+            val = abs(val)
         if n not in INSTRUMENT:  # u^k coefficient → per nm^k
             pre, k = n.rsplit("u", 1)
             k = int(k)
@@ -143,7 +145,7 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
         notes.append(f"Fabry–Pérot ripple detected and fitted: {r['amplitude_db']:.3g} dB, period "
                      f"{r['period_nm']:.4g} nm ({r['sigmas']:.1f}σ)")
     if info.get("split") and "split_nm" not in info["held"]:
-        notes.append(f"split resonance fitted: half-splitting {line['values']['split_nm'] * 1e3:.3g} pm "
+        notes.append(f"split resonance fitted: half-splitting {abs(line['values']['split_nm']) * 1e3:.3g} pm "
                      f"(χ² lower by {info['split']['gain_chi2']:.3g})")
     if chk["chi2_reduced"] > 2.0 and not reason:
         notes.append(f"reduced χ² = {chk['chi2_reduced']:.3g}: the model describes the data only approximately "
