@@ -20,6 +20,8 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
   extrapolated; 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
+- Each cladding may have its own, denser straight grids over the same ranges (``tables.STRAIGHT``: air-clad TE is
+  Richardson-extrapolated in the mesh step and has more film nodes); ``domain()`` is the same for both.
 - Bends are tabulated under SiO2; air-clad bends take the SiO2 bend shift and loss (the slab sets both).
   The tables also hold the TE/TM mixing of the bend eigenmode (``bend_te_z_hybrid_*``, from
   ``tables.HYBRID_AXES``), but the model does not use it yet: the avoided crossing is sharper than the
@@ -222,8 +224,8 @@ def _model():
 def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamespace | None) -> SimpleNamespace:
     """The interpolants of one cladding's table set; bends from ``bends_from`` where this set has none."""
     prefix = f"{clad}_"
-    t = SimpleNamespace(grids=meta["grids"], arrays={k[len(prefix):]: v for k, v in arrays.items()
-                                                     if k.startswith(prefix)})
+    t = SimpleNamespace(grids=_cladding_grids(meta, clad), arrays={k[len(prefix):]: v for k, v in arrays.items()
+                                                                   if k.startswith(prefix)})
     pols = [(p, a) for p in ("te", "tm") for a in ("z", "y")]
     has_bends = "bend_te_z_dneff" in t.arrays
     return SimpleNamespace(
@@ -233,6 +235,16 @@ def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamesp
         bend={a: _bend_fits(t, a) for a in ("z", "y")} if has_bends else bends_from.bend,
         coupler=_coupler_fit(t),
     )
+
+
+def _cladding_grids(meta: dict, clad: str) -> dict:
+    """The grids of one cladding's tables: the shared ``meta["grids"]``, with this cladding's denser ones (same
+    ranges, more nodes: ``tables.STRAIGHT``) where it has them."""
+    grids = {**meta["grids"], **meta.get("cladding_grids", {}).get(clad, {})}
+    for name, g in grids.items():
+        if any(tuple(v[:2]) != tuple(meta["grids"][name][k][:2]) for k, v in g.items()):
+            raise ValueError(f"the {clad} {name} table spans {g}, not the ranges of the others {meta['grids'][name]}")
+    return grids
 
 
 @functools.cache

@@ -3,13 +3,17 @@
 ``build_tables()`` solves the TFLN ridge (``prismpic.pdk.modesolver``) on tensor grids of
 Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_tables.json``
 (grids, solver settings, date, versions) into the package data folder. The grid is chosen
-so that a full regeneration stays near ten minutes on two cores:
+so that a full regeneration stays within about an hour on two cores (≈ 4,300 s of solver CPU; the
+air-clad TE block alone 1,650 s):
 
 - straight TE (crystal_axis z and y): λ × 1/width × film × etch fraction; every solve also
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic
   Hermite data: 2e-5 in n_eff, 4e-4 in n_g against solves inside the band);
   Γ (axis z) and mode areas come from the same solves;
 - straight TM (both axes) on a smaller, default-ish box, Richardson-extrapolated in the mesh step;
+- straight grids per cladding (``STRAIGHT``, ``STRAIGHT_STEPS``): same ranges, but air-clad TE is
+  Richardson-extrapolated like TM and has 7 film nodes (the LN/air step makes the 30 nm solve 1–3e-4 high
+  and jumpy in the geometry);
 - bends (TE, both axes): the bend shift n_bend − n_straight and its λ-derivative at three
   radii on a coarser geometry grid (a correction that vanishes as 1/R → 0), and Im n_eff
   for the radiation loss;
@@ -23,7 +27,9 @@ top width of the ridge and the coupler gap the gap between the ridge tops, as dr
 
 The build is restartable: every finished solve is appended to a cache file beside the output
 (``.dispersion_tables.cache.jsonl``) and reused by the next build; the cache is removed once the
-tables are written.
+tables are written. ``build_tables(reuse_from=folder)`` also copies, bit for bit, every block of earlier
+tables (one cladding's straight TE or TM, bends, couplers) that was solved with the same grid, steps and
+mesh (``block_specs``, recorded in the json), so a change of one grid re-solves only that block.
 """
 
 from __future__ import annotations
@@ -51,6 +57,12 @@ STRAIGHT_TE = {"wl": (*WL, 2), "width": (0.8, 2.2, 5), "film": (0.3, 0.8, 5), "e
                "angle": ANGLE}
 STRAIGHT_TM = {"wl": (*WL, 2), "width": (1.0, 2.0, 3), "film": (0.5, 0.7, 3), "etch_fraction": (0.5, 0.8, 3),
                "angle": ANGLE}
+# Under air the LN/air step at the ridge top is large: the 30 nm TE solve is biased by 1–3e-4 and the bias jumps by
+# ~2e-4 as the cell count of a layer steps (``ridge_geometry.Mesh.cells``), which no grid of 30 nm solves can
+# interpolate. Air TE entries are therefore Richardson-extrapolated like TM (30/15 nm: smooth to ~2e-5 along the
+# etch and width axes), and n_g needs 7 film nodes (5 leave 9e-4 between them at 0.6 µm).
+STRAIGHT_TE_AIR = {**STRAIGHT_TE, "film": (0.3, 0.8, 7)}
+STRAIGHT_TM_AIR = STRAIGHT_TM
 # The bend shift (a correction that vanishes as 1/R → 0) moves little with the wall angle: linear in it (2 nodes).
 BEND = {"wl": (*WL, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.5, 0.8, 3),
         "angle": (60.0, 90.0, 2)}
@@ -69,6 +81,10 @@ BEND_CLADDINGS = ("sio2",)
 # TM0's main field is normal to the film faces and singular at the ridge corners: its n_eff converges as h²
 # from above (+1e-3 at 30 nm). TM entries are Richardson-extrapolated from these two steps (µm).
 TM_STEPS = (0.03, 0.015)
+# The straight tables per cladding (same ranges; denser where the cladding needs it) and their mesh steps:
+# None = one solve at the default ``Mesh()``, (h1, h2) = Richardson extrapolation from these two steps.
+STRAIGHT = {"sio2": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM}, "air": {"te": STRAIGHT_TE_AIR, "tm": STRAIGHT_TM_AIR}}
+STRAIGHT_STEPS = {"sio2": {"te": None, "tm": TM_STEPS}, "air": {"te": TM_STEPS, "tm": TM_STEPS}}
 
 
 def lobatto(n: int) -> np.ndarray:
@@ -92,12 +108,12 @@ def grid_nodes(spec: dict) -> dict:
 # ----------------------------------------------------------------------------- jobs (worker side)
 
 
-def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False):
+def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
     from prismpic.pdk import modesolver as ms
 
     try:
-        if pol == "tm":  # Richardson: n(0) = (h1² n(h2) − h2² n(h1)) / (h1² − h2²), error ∝ h²
-            (h1, h2) = TM_STEPS
+        if steps is not None:  # Richardson: n(0) = (h1² n(h2) − h2² n(h1)) / (h1² − h2²), error ∝ h²
+            (h1, h2) = steps
             m1, m = (ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, ms.Mesh(step=h), decouple_tm=decouple_tm)
                      for h in (h1, h2))
             r = h1**2 / (h1**2 - h2**2)
@@ -215,10 +231,55 @@ def _point(g, idx):
     return [float(v[i]) for v, i in zip(g.values(), idx, strict=True)]
 
 
+def block_specs() -> dict:
+    """What each table block is solved from: {"<cladding>_<te|tm|bend|coupler>": grid, steps and mesh settings}."""
+    from prismpic.pdk import modesolver as ms
+
+    mesh = asdict(ms.Mesh())
+    out = {}
+    for clad in CLADDINGS:
+        for pol in ("te", "tm"):
+            out[f"{clad}_{pol}"] = {"grid": STRAIGHT[clad][pol], "steps": STRAIGHT_STEPS[clad][pol], "mesh": mesh}
+        if clad in BEND_CLADDINGS:
+            out[f"{clad}_bend"] = {"grid": BEND, "radii": BEND_RADII, "hybrid_axes": HYBRID_AXES, "mesh": mesh}
+        out[f"{clad}_coupler"] = {"grid": COUPLER, "mesh": mesh}
+    return json.loads(json.dumps(out))  # tuples as lists, as read back from a json file
+
+
+def _meta_block_specs(meta: dict) -> dict:
+    """``block_specs`` of tables already written (also of tables written before the json had "blocks")."""
+    if "blocks" in meta:
+        return meta["blocks"]
+    solver, grids = meta["solver"], meta["grids"]
+    out = {}
+    for clad in meta["claddings"]:
+        for pol in ("te", "tm"):
+            steps = solver["tm_richardson_steps_um"] if pol == "tm" else None
+            out[f"{clad}_{pol}"] = {"grid": grids[pol], "steps": steps, "mesh": solver["mesh"]}
+        if clad in meta["bend_claddings"]:
+            out[f"{clad}_bend"] = {"grid": grids["bend"], "radii": meta["bend_radii_um"],
+                                   "hybrid_axes": list(HYBRID_AXES), "mesh": solver["mesh"]}
+        out[f"{clad}_coupler"] = {"grid": grids["coupler"], "mesh": solver["mesh"]}
+    return json.loads(json.dumps(out))
+
+
+def reusable_arrays(folder: str | Path, specs: dict) -> dict:
+    """Arrays of the tables in ``folder`` whose block (see ``block_specs``) was solved exactly as ``specs`` asks:
+    {block: {array name: array}}; blocks that differ (grid, steps, mesh) are left out."""
+    base = Path(folder) / TABLE_NAME
+    meta = json.loads(base.with_suffix(".json").read_text())
+    old = _meta_block_specs(meta)
+    with np.load(base.with_suffix(".npz")) as f:
+        arrays = {k: f[k] for k in f.files}
+    return {b: {k: v for k, v in arrays.items() if k.startswith(f"{b}_")}
+            for b, spec in specs.items() if old.get(b) == spec}
+
+
 def build_tables(
     out_dir: str | Path | None = DATA_DIR,
     progress=None,
     workers: int | None = None,
+    reuse_from: str | Path | None = None,
 ) -> dict:
     """Solve the parameter grids and write the tables (npz) and their metadata (json).
 
@@ -226,6 +287,8 @@ def build_tables(
         out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (None: the package data folder).
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
+        reuse_from: folder of earlier tables: every block (one cladding's straight TE or TM, bends, couplers)
+            solved there with the same grid, steps and mesh is copied bit for bit instead of solved again.
 
     Returns:
         the metadata dict written to the json file.
@@ -239,29 +302,40 @@ def build_tables(
     out_dir.mkdir(parents=True, exist_ok=True)
     cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
     cache = _load_cache(cache_file)
+    specs = block_specs()
+    reused = reusable_arrays(reuse_from, specs) if reuse_from is not None else {}
     t0, c0 = time.perf_counter(), time.process_time()
 
-    te, tm, bd, cp = (grid_nodes(s) for s in (STRAIGHT_TE, STRAIGHT_TM, BEND, COUPLER))
+    bd, cp = grid_nodes(BEND), grid_nodes(COUPLER)
+    straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
+
+    def key(clad, name, axis, idx):  # the grid's shape and steps in the key: a cache of another grid never matches
+        g = straight[(clad, name)]
+        return (clad, name, axis, "grid", tuple(len(v) for v in g.values()), STRAIGHT_STEPS[clad][name], idx)
+
     phase1 = []
     for clad in CLADDINGS:
         for axis in AXES:
-            for name, g in (("te", te), ("tm", tm)):
-                for idx in _product(g):
+            for name in ("te", "tm"):
+                g = straight[(clad, name)]
+                for idx in _product(g) if f"{clad}_{name}" not in reused else ():
                     wl, w, t, f, a = _point(g, idx)
-                    phase1.append(("straight", (clad, name, axis, "grid", idx), (clad, a, axis, name, wl, w, t, f)))
-            for idx in _product(bd) if clad in BEND_CLADDINGS else ():  # straight references at the bend nodes
-                wl, w, t, f, a = _point(bd, idx)
+                    phase1.append(("straight", key(clad, name, axis, idx),
+                                   (clad, a, axis, name, wl, w, t, f, False, STRAIGHT_STEPS[clad][name])))
+            for idx in _product(bd) if f"{clad}_bend" in specs and f"{clad}_bend" not in reused else ():
+                wl, w, t, f, a = _point(bd, idx)  # straight references at the bend nodes
                 phase1.append(("straight", (clad, "te", axis, "bend", idx), (clad, a, axis, "te", wl, w, t, f, True)))
-        for idx in _product(cp):
+        for idx in _product(cp) if f"{clad}_coupler" not in reused else ():
             wl, gap, w, t, f, a = _point(cp, idx)
             phase1.append(("coupler", (clad, idx), (clad, a, wl, gap, w, t, f)))
-    n_bend = len(BEND_CLADDINGS) * (len(AXES) + len(HYBRID_AXES)) * len(_product(bd)) * len(BEND_RADII)
+    bend_clads = [c for c in BEND_CLADDINGS if f"{c}_bend" not in reused]
+    n_bend = len(bend_clads) * (len(AXES) + len(HYBRID_AXES)) * len(_product(bd)) * len(BEND_RADII)
     total = len(phase1) + n_bend
     phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
     res1, done, cpu1 = _map(phase1, workers, progress, 0, total, cache, cache_file)
 
     phase2 = []
-    for clad in BEND_CLADDINGS:
+    for clad in bend_clads:
         for axis in AXES:
             for idx in _product(bd):
                 ref = res1[("straight", (clad, "te", axis, "bend", idx))]
@@ -274,20 +348,23 @@ def build_tables(
                                        (clad, a, axis, wl, w, t, f, radius, guess, False)))
     res2, done, cpu2 = _map(phase2, workers, progress, done, total, cache, cache_file)
 
-    arrays = {}
+    arrays = {k: v for block in reused.values() for k, v in block.items()}
     for clad in CLADDINGS:
-        for name, g in (("te", te), ("tm", tm)):
+        for name in ("te", "tm"):
+            if f"{clad}_{name}" in reused:
+                continue
+            g = straight[(clad, name)]
             shape = tuple(len(v) for v in g.values())
             for axis in AXES:
                 a = np.full((5, *shape), np.nan)
                 for idx in _product(g):
-                    r = res1[("straight", (clad, name, axis, "grid", idx))]
+                    r = res1[("straight", key(clad, name, axis, idx))]
                     if r is not None:
                         a[(slice(None), *idx)] = [r[0].real, r[1].real, r[2], r[3], r[4]]
                 for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
                     arrays[f"{clad}_{name}_{axis}_{q}"] = a[j]
         shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
-        for axis in AXES if clad in BEND_CLADDINGS else ():
+        for axis in AXES if clad in bend_clads else ():
             b = np.full((3, *shape), np.nan)
             for idx in _product(bd):
                 ref = res1[("straight", (clad, "te", axis, "bend", idx))]
@@ -306,6 +383,8 @@ def build_tables(
                             h[(slice(None), *idx, k)] = [(rh[0] - r[0]).real, (rh[1] - r[1]).real]
                 arrays[f"{clad}_bend_te_{axis}_hybrid_dneff"] = h[0]
                 arrays[f"{clad}_bend_te_{axis}_hybrid_ddneff_dwl"] = h[1]
+        if f"{clad}_coupler" in reused:
+            continue
         shape = tuple(len(v) for v in cp.values())
         c = np.full((4, *shape), np.nan)
         for idx in _product(cp):
@@ -325,6 +404,8 @@ def build_tables(
     meta = {
         "description": "TFLN ridge mode-solver tables for prismpic.pdk.dispersion",
         "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND, "coupler": COUPLER},
+        "cladding_grids": {c: {p: g for p, g in STRAIGHT[c].items() if g != STRAIGHT[CLADDINGS[0]][p]}
+                           for c in CLADDINGS[1:]},
         "claddings": list(CLADDINGS),
         "bend_claddings": list(BEND_CLADDINGS),
         "bend_radii_um": list(BEND_RADII),
@@ -335,10 +416,13 @@ def build_tables(
             "method": "full-vector Yee finite differences (prismpic.pdk.modesolver)",
             "mesh": asdict(ms.Mesh()),
             "tm_richardson_steps_um": list(TM_STEPS),
+            "richardson_steps_um": STRAIGHT_STEPS,
         },
+        "blocks": specs,
+        "blocks_reused": sorted(reused),
         "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift); bend_te_z_hybrid_*: "
                       "the TE-like bend eigenmode without decoupling minus the decoupled one",
-        "n_solves": len(phase1) + len(phase2),
+        "n_solves": len(phase1) + len(phase2),  # this build's, beside the blocks reused
         "n_solves_reused_from_cache": len(cache),
         "build_wall_s": round(wall, 1),
         "build_solver_cpu_s": round(cpu1 + cpu2, 1),

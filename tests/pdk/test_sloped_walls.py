@@ -31,20 +31,36 @@ def _converged(fn):
     return r * m2.neff.real - (r - 1) * m1.neff.real, r * m2.ng - (r - 1) * m1.ng
 
 
-# Known gap (issue 10, item 3): under air the index contrast at the ridge top is larger and the tables'
-# 30 nm TE mesh (and the TM Richardson pair 30/15 nm) leave 4e-4 to 1e-3 in n_eff against the converged solve.
-AIR_GAP = pytest.mark.xfail(strict=True, reason="air-clad tables not yet converged to 3e-4 (issue 10, item 3)")
+# Known gap (issue 10, item 3): TM0 hybridises with TE1 (the first odd TE mode, in TM0's mirror class) in avoided
+# crossings inside the TM domain, wherever the vertical asymmetry (air or SiO2 above, SiO2 below, sloped walls) couples
+# them: TE fraction 0.49 at w ≈ 1.64 µm (air, film 0.56 µm, axis y, 78°, λ 1.50 µm), 0.24 at the wide thin air corner
+# below; up to 0.47 (air) and 0.48 (SiO2, axis y) at table nodes. The TM-labelled eigenmode (``solve_mode``) changes
+# branch there, so its n_eff is not smooth in the width and no polynomial table resolves it (17 width nodes still
+# leave 1e-3 in n_g at w = 1.2 µm).
+TM_HYBRID = pytest.mark.xfail(strict=True, reason="TM0/TE1 avoided crossing inside the TM domain: the tables' smooth "
+                              "fit misses the hybrid eigenmode (issue 10, item 3)")
+
+# Known gap (issue 10, item 3): at a thin film under a steep wall the solver's own answer scatters with the mesh step
+# (air TE at 1.47 µm, w 2.0, film 0.40, etch 0.23, 62°: n_eff 1.834595 / 1.834857 / 1.834926 / 1.834843 / 1.834749 /
+# 1.834833 at 30 / 20 / 15 / 12.5 / 10 / 7.5 nm, not monotonic): the reference below (Richardson 20/10 nm: 1.834713)
+# and the tables' nodes (Richardson 30/15 nm) are each uncertain by ≈ 1.5e-4, and the model sits +3.7e-4 from it.
+AIR_THIN = pytest.mark.xfail(strict=True, reason="thin film under a 62° wall: the fresh solves scatter by ±1.5e-4 with "
+                             "the mesh step, so neither the reference nor the tables hold 3e-4 (issue 10, item 3)")
 
 POINTS = [  # (wl, width, film, etch, angle, cladding, polarization, axis): between the nodes of every axis
     (1.52, 1.25, 0.55, 0.30, 70.0, "sio2", "te", "z"),
-    pytest.param((1.60, 1.70, 0.70, 0.40, 82.0, "air", "te", "y"), marks=AIR_GAP),
+    (1.60, 1.70, 0.70, 0.40, 82.0, "air", "te", "y"),
+    (1.63, 0.90, 0.77, 0.30, 66.0, "air", "te", "z"),  # narrow, thick film, shallow etch
+    pytest.param((1.47, 2.00, 0.40, 0.23, 62.0, "air", "te", "z"), marks=AIR_THIN),  # wide, thin, sloped corner
     (1.56, 1.50, 0.62, 0.42, 66.0, "sio2", "tm", "z"),
-    pytest.param((1.50, 1.20, 0.56, 0.36, 78.0, "air", "tm", "y"), marks=AIR_GAP),
+    pytest.param((1.55, 1.70, 0.65, 0.40, 65.0, "sio2", "tm", "y"), marks=TM_HYBRID),
+    pytest.param((1.50, 1.20, 0.56, 0.36, 78.0, "air", "tm", "y"), marks=TM_HYBRID),
+    pytest.param((1.62, 1.90, 0.52, 0.39, 62.0, "air", "tm", "z"), marks=TM_HYBRID),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", POINTS, ids=lambda p: f"{p[6]}-{p[7]}-{p[5]}-{p[4]:g}deg")
+@pytest.mark.parametrize("point", POINTS, ids=lambda p: f"{p[6]}-{p[7]}-{p[5]}-{p[4]:g}deg-w{p[1]:g}")
 def test_compact_model_matches_converged_solve_off_grid(point):
     wl, w, t, e, a, clad, pol, axis = point
     ref_n, ref_g = _converged(lambda mesh: ms.solve_mode(wl, w, t, e, math.inf, pol, axis, clad, a, mesh))
