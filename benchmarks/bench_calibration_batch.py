@@ -1,13 +1,14 @@
 """Wafer calibration throughput: the serial path against Dask LocalClusters of 1 and 2 workers, same files, one run.
 
-Run: python benchmarks/bench_calibration_batch.py [--n 200] [--points 3001] [--fit closed-form|full] [--workers 1,2]
+Run: python benchmarks/bench_calibration_batch.py [--n 200] [--points 3001] [--fit full|closed-form] [--workers 1,2]
 
 Writes ``n`` symmetric add-drop spectra (the textbook Airy formula, Rabus 2007, seeded n_g/κ²/loss spread, a
-tilted baseline and noise) into a temporary folder, then fits them with ``run_batch`` serially (``workers=0``)
+tilted baseline and noise; κ²(λ) with the coupler model's dispersion and the nominal ring's bend radiation on
+top of the propagation loss, as in ``tests/analysis/test_calibration_batch.py``) into a temporary folder, then fits them with ``run_batch`` serially (``workers=0``)
 and on a fresh LocalCluster per worker count. Prints per engine the wall time (cluster start and shutdown
 included), the spectra/s over that, the spectra/s between the first and the last result (the steady state,
 without the cluster start), and whether the device table equals the serial one (it must). The per-device
-fit is ``closed_form_ring_csv`` (``--fit closed-form``, default) or ``calibrate_ring_csv`` (``--fit full``).
+fit is ``calibrate_ring_csv`` (``--fit full``, default) or ``closed_form_ring_csv`` (``--fit closed-form``).
 """
 
 from __future__ import annotations
@@ -26,20 +27,24 @@ R_UM = 20.0
 
 def write_wafer(folder: Path, n: int, points: int, seed: int = 1) -> None:
     """``n`` spectra CSVs ``die_x{i}_y{j}.csv`` around the nominal ring (n_g and κ² from the project's models)."""
-    from prismpic.components import ring_physics
+    from prismpic.components import ring_physics, rings
 
+    ring = rings.ring_params("add_drop", {})
     ng0 = float(ring_physics.ring_ng(1.55, R_UM))
-    k0 = math.sin(float(ring_physics.coupling_angle(1.55, 0.2, R_UM))) ** 2
     length_nm = 2 * math.pi * R_UM * 1e3
     wl = np.linspace(1538.0, 1562.0, points)
+    k2_c = np.sin(np.asarray(ring_physics.coupling_angle(wl * 1e-3, ring["gap"], R_UM))) ** 2
+    k0 = float(np.interp(1550.0, wl, k2_c))
+    geo = {k: ring[k] for k in ("width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
+    a_bend = np.asarray(ring_physics.ring_round_trip(wl * 1e-3, radius=R_UM, loss_db_per_cm=0.0, **geo)[0])
     rng = np.random.default_rng(seed)
     side = math.ceil(math.sqrt(n))
     for i in range(n):
         ng = ng0 * (1 + 0.01 * rng.standard_normal())
-        k2 = k0 * math.exp(0.15 * rng.standard_normal())
-        a = 10 ** (-rng.uniform(1.0, 4.0) * length_nm * 1e-7 / 20)
+        k2 = k0 * math.exp(0.15 * rng.standard_normal()) * k2_c / k0
+        a = a_bend * 10 ** (-rng.uniform(0.5, 3.0) * length_nm * 1e-7 / 20)
         lam_r = 1550.0 + rng.uniform(-0.4, 0.4) * 1550.0**2 / (ng0 * length_nm)
-        t = math.sqrt(1 - k2)
+        t = np.sqrt(1 - k2)
         phi = 2 * np.pi * ng * length_nm * (1 / wl - 1 / lam_r)
         den = 1 - 2 * t * t * a * np.cos(phi) + (t * t * a) ** 2
         base = 10 ** (-0.4 + 0.002 * (wl - 1550.0))
@@ -70,7 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200, help="number of spectra")
     ap.add_argument("--points", type=int, default=3001, help="points per spectrum")
-    ap.add_argument("--fit", choices=("closed-form", "full"), default="closed-form")
+    ap.add_argument("--fit", choices=("closed-form", "full"), default="full")
     ap.add_argument("--workers", default="1,2", help="LocalCluster sizes, comma separated")
     args = ap.parse_args()
 

@@ -313,7 +313,8 @@ def test_fuzz_calibrate_ring(area, data):
     if slot == "choice":
         opt, valid = data.draw(st.sampled_from([("--kind", ("add_drop", "all_pass")),
                                                 ("--coupling", ("symmetric", "under", "over")),
-                                                ("--ng-param", ("width", "film_thickness")),
+                                                ("--ripple", ("auto", "fit", "off")),
+                                                ("--split", ("auto", "fit", "off")),
                                                 ("--baseline", ("shared", "separate"))]))
         extra = [opt, data.draw(junk_text.filter(lambda s: s not in valid))]
         tokens = [opt]

@@ -203,9 +203,11 @@ def calibrate_ring_cmd(
     if spectrum is not None:
         res = cal_mod.calibrate_ring_csv(spectrum, design=design, process=proc, **kw)
     else:
-        missing = [n for n, v in (("--fsr", fsr), ("--q", q), ("--er", er)) if v is None]
-        if missing:
-            raise ValueError(f"give --spectrum FILE.csv, or all of --fsr --q --er (missing {' '.join(missing)})")
+        if fsr is None:
+            raise ValueError("give --spectrum FILE.csv, or the specs: --fsr (with --q --er for the coupling and loss)")
+        if (q is None) != (er is None):
+            raise ValueError(f"{'--q' if er is None else '--er'} without {'--er' if er is None else '--q'}: give both "
+                             "(the coupling and the loss need both) or neither (the FSR alone fits the indices)")
         spectrum_only = [n for n, v, d in (("--baseline", baseline, "shared"), ("--baseline-order", baseline_order, 1),
                                            ("--ripple", ripple, "auto"), ("--split", split, "auto"),
                                            ("--wavelength-offset", wavelength_offset, 0.0)) if v != d]

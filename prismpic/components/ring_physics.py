@@ -39,6 +39,7 @@ PLATE_CLEARANCE = 1.5  # µm, bus ridge edge to the tuning plate (rule: ≥ RULE
 ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
 ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
 ELECTRODE_WIDTH = 10.0  # µm, plate height
+INDEX_CORRECTION_WL_UM = 1.55  # λ0 of the effective-index correction (``index_correction``)
 _COUPLER_SPAN = 3.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail erfc(√(3γ)) < 1e-5 of Φ for γ ≥ 3/µm)
 _ZN, _ZW = np.polynomial.legendre.leggauss(64)
 _EN, _EW = np.polynomial.legendre.leggauss(48)
@@ -168,6 +169,16 @@ def ring_ng(
     """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
     return _direction_average(dispersion.ng, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg,
                               cladding)
+
+
+def index_correction(wl, dneff=0.0, dng=0.0):
+    """δn(λ) = Δn_eff + (Δn_eff − Δn_g)(λ − λ0)/λ0 added to the ring's n_eff (λ in µm, λ0 = 1.55 µm).
+
+    n_eff(λ0) moves by Δn_eff and n_g = n_eff − λ·dn_eff/dλ by Δn_g at every λ: what a calibration adds when
+    the geometry within its process priors cannot reproduce a measured ring (material index, stress, the
+    dispersion model's own error). Both 0 for a designed ring.
+    """
+    return dneff + (dneff - dng) * (wl - INDEX_CORRECTION_WL_UM) / INDEX_CORRECTION_WL_UM
 
 
 def round_trip_loss_db(
@@ -397,13 +408,17 @@ def ring_round_trip(
     delta_t_k=0.0,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    dneff=0.0,
+    dng=0.0,
 ):
-    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring."""
+    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring; ``dneff``, ``dng``:
+    the effective-index correction of a calibrated ring (``index_correction``)."""
     wl = jnp.asarray(wl, dtype=float)
     n = (
         ring_neff(
             wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
         )
+        + index_correction(wl, dneff, dng)
         + voltage_v
         * pockels_dneff_dv(
             wl,

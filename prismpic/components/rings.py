@@ -265,6 +265,8 @@ def ring_add_drop_model(
     delta_t_k: FloatLike = 0.0,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
+    dneff: FloatLike = 0.0,
+    dng: FloatLike = 0.0,
 ) -> sax.SDict:
     """Add-drop ring: S(o1→o2) through, S(o1→o4) drop, S(o3→o4) add→drop, S(o3→o2) add→through.
 
@@ -281,6 +283,8 @@ def ring_add_drop_model(
         sidewall_angle_deg: ridge sidewall angle from the horizontal (°; 90 = vertical), within the
             dispersion tables' range (``prismpic.pdk.dispersion.domain()``).
         cladding: "sio2" or "air" above the ridges.
+        dneff, dng: effective-index correction of a calibrated ring at 1.55 µm (``ring_physics.index_correction``;
+            a calibration writes them when the geometry within its priors cannot reach the measured ring).
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
@@ -290,7 +294,8 @@ def ring_add_drop_model(
     t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db,
                                     **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall)
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
+                               dneff=dneff, dng=dng)
     through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
     b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
@@ -318,6 +323,8 @@ def ring_all_pass_model(
     delta_t_k: FloatLike = 0.0,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
+    dneff: FloatLike = 0.0,
+    dng: FloatLike = 0.0,
 ) -> sax.SDict:
     """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
 
@@ -330,7 +337,8 @@ def ring_all_pass_model(
     wl = jnp.asarray(wl, dtype=float)
     t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db, **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, None, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall)
+                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
+                               dneff=dneff, dng=dng)
     e = a * jnp.exp(1j * theta)
     through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
@@ -342,7 +350,7 @@ def ring_all_pass_model(
 _GEOMETRY = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
              "electrode_width")
 _PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k",
-            "sidewall_angle_deg", "cladding")
+            "sidewall_angle_deg", "cladding", "dneff", "dng")
 
 
 def _wall(p: dict) -> dict:
@@ -381,13 +389,14 @@ def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
     def theta(wl):
         return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall)[1])
+                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall,
+                                     dneff=p["dneff"], dng=p["dng"])[1])
 
     m = round(theta(wl0) / (2 * math.pi))
     wl = float(wl0)
     length = 2 * math.pi * p["radius"]
     for _ in range(50):
-        slope = -2 * math.pi * length * float(ring_ng(wl, *geo, **wall)) / wl**2
+        slope = -2 * math.pi * length * (float(ring_ng(wl, *geo, **wall)) + p["dng"]) / wl**2
         step = (theta(wl) - 2 * math.pi * m) / slope
         wl -= step
         if abs(step) < 1e-14:
@@ -423,7 +432,7 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     lam = resonance_wavelength(wl0, kind, **params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
     wall = _wall(p)
-    ng = float(ring_ng(lam, *geo, **wall))
+    ng = float(ring_ng(lam, *geo, **wall)) + float(p["dng"])
     length = 2 * math.pi * p["radius"]
     t1, k1, t2, k2 = (float(x) for x in coupler_fields(lam, p["gap"], p["gap_drop"], p["radius"], p["width"],
                                                   p["film_thickness"], p["etch_depth"], p["coupler_loss_db"], **wall))
@@ -526,7 +535,7 @@ DEVICES = {
         # step (2e-4 µm) is too coarse near a Q ~ 1e4 line, so its gradient is tested in test_rings.
         grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "delta_t_k": 5.0, "loss_db_per_cm": 0.5},
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
-                    "delta_t_k", "sidewall_angle_deg", "cladding"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding", "dneff", "dng"),
     ),
     "ring_all_pass": Device(
         "ring_all_pass",
@@ -539,6 +548,6 @@ DEVICES = {
         ),
         grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "coupler_loss_db": 0.1},
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
-                    "delta_t_k", "sidewall_angle_deg", "cladding"),
+                    "delta_t_k", "sidewall_angle_deg", "cladding", "dneff", "dng"),
     ),
 }

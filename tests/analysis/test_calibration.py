@@ -126,6 +126,26 @@ def test_refused_specs_are_fitted_with_the_index_correction():
                                                                             abs=0.05)
 
 
+def test_fsr_alone_fits_the_indices_only():
+    """The seed's ring given by its FSR alone (``--fsr 8.3 --radius 20``): n_g = λ²/(FSR·2πR) through the index
+    correction; the gaps and the loss are the design's (not fitted), so Q_L is the design ring's."""
+    design = rings.ring_specs(1.55)
+    res = cal.calibrate_ring_specs(8.3, radius=R)
+    assert res.status == "fitted" and res.correction["applied"]
+    assert res.specs["ng"] == pytest.approx(1550.0**2 / (8.3 * L * 1e3), rel=0.002)
+    assert not {"gap", "gap_drop", "loss_db_per_cm"} & set(res.fitted)
+    assert res.ring["gap"] == pytest.approx(rings.ring_params("add_drop", {})["gap"], abs=1e-12)
+    assert res.specs["q_loaded"] == pytest.approx(design["q_loaded"], rel=0.05)
+    assert any("the FSR alone" in n for n in res.notes)
+    # the nominal ring's own FSR at a resonance it places: no correction needed
+    lam = design["resonance_um"] * 1e3
+    res = cal.calibrate_ring_specs(design["fsr_nm"], resonance_nm=lam, radius=R)
+    assert res.status == "fitted" and not res.correction["applied"]
+    assert res.specs["ng"] == pytest.approx(design["ng"], rel=1e-3)
+    with pytest.raises(ValueError, match="q_loaded without extinction_db"):
+        cal.calibrate_ring_specs(8.3, 1e4)
+
+
 def test_specs_out_of_reach_fail_with_a_reason():
     fsr = cal.ring_quantities(1.55)["fsr_nm"]
     res = cal.calibrate_ring_specs(fsr, 1e8, 10.0, radius=R)  # Q 1e8 needs more than the largest gap and no loss

@@ -31,7 +31,7 @@ RING_ARGS = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap"
              "delta_t_k", "sidewall_angle_deg", "cladding")
 # keys written to the "ring" block (model keyword arguments of the calibrated ring)
 RING_BLOCK = ("radius", "gap", "gap_drop", "width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding",
-              "loss_db_per_cm", "coupler_loss_db")
+              "loss_db_per_cm", "coupler_loss_db", "dneff", "dng")
 # every parameter a ring fit may move: the jitted functions take them all (one compilation per ring kind
 # and cladding) and a fit uses the Jacobian columns of the ones it moves
 FIT_PARAMS = ("gap", "gap_drop", "loss_db_per_cm", "film_thickness", "etch_depth", "sidewall_angle_deg", "width",
@@ -40,7 +40,7 @@ CORRECTION = ("dneff", "dng")
 # the kind of the jitted physics fits: an add-drop ring whose all-pass and symmetric cases are traced flags of
 # ``held_params`` (one compilation serves every kind and coupling regime)
 GENERIC = "ring"
-REFERENCE_UM = 1.55  # λ0 of the effective-index correction (µm)
+REFERENCE_UM = ring_physics.INDEX_CORRECTION_WL_UM  # λ0 of the effective-index correction (µm)
 # what the solvers move: FIT_PARAMS with the ring's indices at λ0 in place of the correction (``ring_of``)
 VARIABLES = tuple(n for n in FIT_PARAMS if n not in CORRECTION) + ("neff_ref", "ng_ref")
 N_NODES = 8  # Chebyshev nodes over a spectrum's span for the ring's slowly varying ingredients
@@ -110,8 +110,8 @@ def ring_of(v, held: dict, symmetric: bool | None, cladding: str) -> dict:
 
 
 def index_correction(wl, p):
-    """δn(λ) of the effective-index correction (see the module docstring); λ in µm."""
-    return p["dneff"] + (p["dneff"] - p["dng"]) * (wl - REFERENCE_UM) / REFERENCE_UM
+    """δn(λ) of the effective-index correction of ring ``p`` (``ring_physics.index_correction``); λ in µm."""
+    return ring_physics.index_correction(wl, p["dneff"], p["dng"])
 
 
 def ring_fields(wl, p: dict, kind: str, cladding: str, tuned: bool = True, bus: bool = True):

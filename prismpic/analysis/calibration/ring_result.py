@@ -45,13 +45,13 @@ def _correction(s: dict) -> dict:
 
 
 def physical_report(kind: str, sols: list[dict], design: dict, priors: dict, regimes, have_drop: bool,
-                    fit_loss: bool, resonance_known: bool = True) -> dict:
+                    fit_loss: bool, resonance_known: bool = True, coupling: bool = True) -> dict:
     """What both ring fits report from their physical solutions (each with ``cost``, the total to compare):
     chosen, separable, fitted (FitParam with priors), specs, errors, correction, ambiguities, notes, solutions."""
     good = [s for s in sols if s["ok"] and s.get("line_ok", True)]  # a regime whose fit fails is out of reach
     chosen, separable = choose_solution(good or sols, design)
     corrected = chosen["stage"] == "corrected"
-    names = fitted_names(kind, chosen["regime"], fit_loss) + (("dneff", "dng") if corrected else ())
+    names = fitted_names(kind, chosen["regime"], fit_loss, coupling=coupling) + (("dneff", "dng") if corrected else ())
     cov_fit = chosen["jvec"] @ chosen["cov"] @ chosen["jvec"].T
     bnds = {n: bounds(n, priors) for n in names}
     bnds.update({n: (-DN_MAX, DN_MAX) for n in ("dneff", "dng")})
@@ -147,6 +147,18 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
     if info.get("split") and "split_nm" not in info["held"]:
         notes.append(f"split resonance fitted: half-splitting {abs(line['values']['split_nm']) * 1e3:.3g} pm "
                      f"(χ² lower by {info['split']['gain_chi2']:.3g})")
+    disp = chk["dispersion"]
+    if disp["applied"]:
+        m, a = disp["model_per_nm"], disp["added_per_nm"]
+        parts = [f"{label} {100 * (m[k] + a[k]):+.3g} %/nm (model {100 * m[k]:+.3g} %/nm)"
+                 for k, label in (("dlnk1_dx", "κ1²"), ("dlnk2_dx", "κ2²"), ("dlnloss_dx", "loss"))
+                 if a[k] != 0.0]
+        g = disp["dng_dlambda_per_um"]
+        if a["theta2"] != 0.0:
+            parts.append(f"dn_g/dλ {g['data']:+.3g}/µm (model {g['model']:+.3g}/µm)")
+        notes.append(f"dispersion correction applied: across the span the data's {'; '.join(parts)} "
+                     f"(Δχ² = {disp['delta_chi2']:.3g} > {PULL_MAX**2:g}; pure physical model: χ²_red = "
+                     f"{chk['chi2_reduced_physical']:.3g}); the physical parameters hold at λ_r = {sp.lam_r:.4f} nm")
     if chk["chi2_reduced"] > 2.0 and not reason:
         notes.append(f"reduced χ² = {chk['chi2_reduced']:.3g}: the model describes the data only approximately "
                      "(see the residual figure; uncertainties are scaled by √χ²)")
@@ -160,10 +172,11 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
                 "n_group": an.n_group, "resonances_nm": list(sp.centers), "port": an.port,
                 "line_shape": {k: v[k] for k in LINE}, "line_shape_fsr_nm": -2 * math.pi * sp.h / v["theta1"]}
     lf = line["fit"]
-    fit = {"method": "spectrum: line shape (optimistix Levenberg–Marquardt, every point) → physical ring (process "
+    fit = {"method": "spectrum: line shape (jitted Levenberg–Marquardt, every point) → physical ring (process "
                      "priors) → physical model checked at every point",
            "n_points": chk["n_points"], "n_params": chk["n_params"], "dof": chk["n_points"] - chk["n_params"],
            "chi2_reduced": chk["chi2_reduced"], "chi2_reduced_line_shape": lf["chi2_reduced"],
+           "chi2_reduced_physical": chk["chi2_reduced_physical"], "dispersion_correction": chk["dispersion"],
            "physics_mismatch_chi2": chosen["chi2_data"], "residual_structure": rs,
            "rms_residual": {p: float(np.sqrt(np.mean((m - d) ** 2))) for p, m, d in
                             zip(sp.ports, chk["model"], sp.data, strict=True)},

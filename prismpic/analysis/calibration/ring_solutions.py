@@ -57,12 +57,13 @@ def ambiguity_notes(kind, regimes, have_drop, corrected: bool, resonance_known: 
     return out
 
 
-def fitted_names(kind, regime, fit_loss=True, fit_gap_drop=None) -> tuple[str, ...]:
-    """The physical parameters a fit moves (``VARIABLES`` names, the index variables excluded)."""
-    names = ["gap"]
-    if kind == "add_drop" and regime != "symmetric" and fit_gap_drop is not False:
+def fitted_names(kind, regime, fit_loss=True, fit_gap_drop=None, coupling: bool = True) -> tuple[str, ...]:
+    """The physical parameters a fit moves (``VARIABLES`` names, the index variables excluded); ``coupling``
+    False: neither the gaps nor the loss (an FSR-only fit)."""
+    names = ["gap"] if coupling else []
+    if coupling and kind == "add_drop" and regime != "symmetric" and fit_gap_drop is not False:
         names.append("gap_drop")
-    if fit_loss:
+    if fit_loss and coupling:
         names.append("loss_db_per_cm")
     names += ["film_thickness", "etch_depth", "sidewall_angle_deg", "width", "radius"]
     return tuple(names)

@@ -1,5 +1,7 @@
 """Ring calibration from specs: the physical parameters whose model reproduces FSR, Q and extinction (and
-optionally a resonance wavelength and the drop loss), under the process priors.
+optionally a resonance wavelength and the drop loss), under the process priors. With the FSR alone (and
+optionally a resonance) only the indices are matched: the geometry (or the effective-index correction) moves,
+the gaps and the loss stay at the design's.
 
 The specs become the ring's line shape at the wavelength (θ0 from the resonance, h·dθ/dλ = −2πh/FSR, and κ1²,
 κ2², a from Q_L, the extinction and the drop loss by the closed-form Airy inversion of each coupling regime),
@@ -54,6 +56,18 @@ REACHED_SIGMA = PULL_MAX
 def _check_specs(fsr_nm, q_loaded, extinction_db, resonance_nm, radius, kind, drop_loss_db) -> None:
     check_choice("kind", kind, ("add_drop", "all_pass"))
     check_range("fsr_nm", fsr_nm, 0.05, 200.0, unit="nm")
+    if (q_loaded is None) != (extinction_db is None):
+        given, missing = ("q_loaded", "extinction_db") if extinction_db is None else ("extinction_db", "q_loaded")
+        raise ValueError(f"{given} without {missing}: the coupling and the loss need both (or give neither, and the "
+                         "FSR alone fits the indices)")
+    if q_loaded is None:
+        if drop_loss_db is not None:
+            raise ValueError("drop_loss_db needs q_loaded and extinction_db too")
+        if resonance_nm is not None:
+            check_range("resonance_nm", resonance_nm, 1450.0, 1650.0, unit="nm")
+        if radius is not None:
+            check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
+        return
     check_range("q_loaded", q_loaded, 10.0, 1e9)
     check_range("extinction_db", extinction_db, 0.0, 80.0, unit="dB", lo_open=True)
     if resonance_nm is not None:
@@ -114,6 +128,8 @@ def _start(kind, regime, design_p, priors, targets, sig, wl_nm) -> dict:
     eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
     symmetric = kind == "add_drop" and regime == "symmetric"
     known = targets.get("resonance_nm") is not None
+    if targets["q_loaded"] is None:
+        return _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_nm)
     matched = [i for i, n in enumerate(LINE_MATCHED) if not (n == "theta0" and not known)
                and not (n == "lk2" and (kind == "all_pass" or symmetric))]
     line, whiten = _line_target(kind, regime, targets, sig, eta, wl_nm, matched)
@@ -128,6 +144,24 @@ def _start(kind, regime, design_p, priors, targets, sig, wl_nm) -> dict:
     p["loss_db_per_cm"] = loss_for_a(p, wl_um, a)
     vectors = start_vectors(p, priors, placed, wl_um)
     if not known:  # no resonance to place: the corrected stage keeps the geometry's own n_eff
+        vc, m = vectors["corrected"]
+        vectors["corrected"] = (dict(vc, neff_ref=ring_indices(vc, REFERENCE_UM)[0]), m)
+    return {"regime": regime, "symmetric": symmetric, "vectors": vectors, "held": held_params(p, kind, symmetric),
+            "known": known, "target": line, "whiten": whiten}
+
+
+def _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_nm) -> dict:
+    """The start of an FSR-only fit: θ1 (and θ0 with a resonance) matched, the design's gaps and loss held."""
+    wl_um = wl_nm * 1e-3
+    line = np.array([0.0, -math.tau * H_NM / targets["fsr_nm"], 0.0, 0.0, 0.0])  # κ, a rows are not matched
+    whiten = np.zeros((5, 5))
+    whiten[1, 1] = targets["fsr_nm"] / (abs(line[1]) * sig["fsr_nm"])
+    if known:
+        whiten[0, 0] = targets["fsr_nm"] / (math.tau * sig["resonance_nm"])
+    placed = place_geometry(design_p, priors, wl_nm, targets["fsr_nm"], 0.0, resonance=known)
+    p = dict(placed["p"])
+    vectors = start_vectors(p, priors, placed, wl_um)
+    if not known:
         vc, m = vectors["corrected"]
         vectors["corrected"] = (dict(vc, neff_ref=ring_indices(vc, REFERENCE_UM)[0]), m)
     return {"regime": regime, "symmetric": symmetric, "vectors": vectors, "held": held_params(p, kind, symmetric),
@@ -150,8 +184,8 @@ def _missed(q: dict, targets: dict, sig: dict) -> list[str]:
 
 def calibrate_ring_specs(
     fsr_nm: float,
-    q_loaded: float,
-    extinction_db: float,
+    q_loaded: float | None = None,
+    extinction_db: float | None = None,
     *,
     resonance_nm: float | None = None,
     radius: float | None = None,
@@ -165,7 +199,8 @@ def calibrate_ring_specs(
 
     Args:
         fsr_nm: free spectral range (nm) near the resonance.
-        q_loaded: loaded Q (λ/FWHM).
+        q_loaded: loaded Q (λ/FWHM); None (with ``extinction_db`` None): the FSR alone, the gaps and the loss
+            held at the design's.
         extinction_db: through-port extinction T(anti-resonance)/T(resonance) (dB).
         resonance_nm: a resonance wavelength (nm); then the ring must place one there.
         radius: the drawn ring radius (µm); default the design's (the ring cell's 20 µm).
@@ -185,8 +220,10 @@ def calibrate_ring_specs(
     priors = ring_priors(design_p, process)
     wl_nm = float(resonance_nm or REFERENCE_NM)
     have_drop = drop_loss_db is not None
-    regimes = fit_regimes(kind, coupling, have_drop)
-    targets = {"fsr_nm": float(fsr_nm), "q_loaded": float(q_loaded), "extinction_db": float(extinction_db),
+    index_only = q_loaded is None
+    regimes = fit_regimes(kind, coupling, have_drop)[:1 if index_only else None]
+    targets = {"fsr_nm": float(fsr_nm), "q_loaded": None if index_only else float(q_loaded),
+               "extinction_db": None if index_only else float(extinction_db),
                "resonance_nm": None if resonance_nm is None else float(resonance_nm),
                "drop_loss_db": None if drop_loss_db is None else float(drop_loss_db)}
     sig = {"fsr_nm": SPEC_SIGMA["fsr_rel"] * fsr_nm, "q_loaded": SPEC_SIGMA["q_rel"],
@@ -197,7 +234,7 @@ def calibrate_ring_specs(
     tuned = is_tuned(design_p)
 
     def free_of(st, stage):
-        free = fitted_names(kind, st["regime"], True, have_drop) + ("ng_ref",)
+        free = fitted_names(kind, st["regime"], True, have_drop, coupling=not index_only) + ("ng_ref",)
         return free + (("neff_ref",) if st["known"] or stage == "geometry" else ())
 
     def args_of(st, stage):
@@ -209,7 +246,8 @@ def calibrate_ring_specs(
     missed = [_missed(s["q"], targets, sig) for s in sols]
     for s, m in zip(sols, missed, strict=True):
         s["ok"] = s["ok"] and not m
-    rep = physical_report(kind, sols, design_p, priors, regimes, have_drop, True, resonance_nm is not None)
+    rep = physical_report(kind, sols, design_p, priors, regimes, have_drop, True, resonance_nm is not None,
+                          coupling=not index_only)
     chosen = rep["chosen"]
     reason = ""
     if all(missed):
@@ -222,6 +260,9 @@ def calibrate_ring_specs(
     notes.append(f"parameter errors propagate assumed spec uncertainties: FSR {SPEC_SIGMA['fsr_rel']:.1%}, Q "
                  f"{SPEC_SIGMA['q_rel']:.0%}, extinction {SPEC_SIGMA['extinction_db']} dB, resonance "
                  f"{SPEC_SIGMA['resonance_nm'] * 1e3:g} pm")
+    if index_only:
+        notes.append("the FSR alone: the indices (geometry or the effective-index correction) are fitted; the gaps "
+                     "and the loss are the design's, and so are Q_L, extinction and drop loss")
     if resonance_nm is None:
         notes.append(f"no resonance wavelength given: resonance_nm is the model's, not a target; the specs are the "
                      f"model's at {wl_nm:g} nm")

@@ -35,11 +35,13 @@ from prismpic.analysis.calibration.ring_linefit import (
 )
 from prismpic.analysis.calibration.ring_lineshape import LINE, MAX_ORDER, LineSetup, closed_form
 from prismpic.analysis.calibration.ring_model import (
+    FIT_PARAMS,
     REFERENCE_UM,
     VARIABLES,
     chebyshev_nodes,
     held_params,
     is_tuned,
+    ring_fields,
 )
 from prismpic.analysis.calibration.ring_physfit import (
     LINE_MATCHED,
@@ -49,8 +51,9 @@ from prismpic.analysis.calibration.ring_physfit import (
 )
 from prismpic.analysis.calibration.ring_result import ring_result
 from prismpic.analysis.calibration.ring_solutions import fit_regimes, fitted_names
-from prismpic.analysis.calibration.ring_spectrum_model import INSTRUMENT, physical_fn
+from prismpic.analysis.calibration.ring_spectrum_model import DISPERSION, INSTRUMENT, physical_fn
 from prismpic.analysis.calibration.ring_start import (
+    PULL_MAX,
     REFERENCE_NM,
     check_ng,
     design_params,
@@ -299,9 +302,35 @@ def calibrate_ring_spectrum(
                 "wavelength_offset_nm": float(wavelength_offset_nm), **(source or {})})
 
 
+def _model_slopes(kind: str, cladding: str, s: dict, sp: SpectrumData) -> np.ndarray:
+    """The physical ring's d ln κ1²/dx, d ln κ2²/dx, d ln(−ln a)/dx and θ2 = ½h²·d²θ/dλ² at λ_r
+    (x = (λ − λ_r)/h), central differences over ±0.5 nm."""
+    p = dict(held_params(s["p"]))
+    p.update({n: jnp.asarray(float(v)) for n, v in zip(FIT_PARAMS, s["vec"], strict=True)})
+    d_nm = 0.5
+    wl = jnp.asarray([sp.lam_r - d_nm, sp.lam_r + d_nm, sp.lam_r]) * 1e-3
+    _, k1, _, k2, a, th, _ = (np.asarray(f) for f in ring_fields(wl, p, kind, cladding, is_tuned(s["p"]), bus=False))
+    with np.errstate(divide="ignore"):
+        logs = [np.log(k1**2), np.log(k2**2) if kind == "add_drop" else np.zeros(3), np.log(-np.log(a))]
+    theta2 = 0.5 * sp.h**2 * (th[0] - 2 * th[2] + th[1]) / d_nm**2
+    return np.array([(v[1] - v[0]) / (2 * d_nm) * sp.h for v in logs] + [theta2])
+
+
+def _line_slopes(line: dict, kind: str) -> np.ndarray:
+    """The line shape's fitted slopes of ln κ1², ln κ2², ln(−ln a) per x and its θ2, NaN where the line-shape
+    fit held them."""
+    names, setup = line["setup"].names(), line["setup"]
+    free = {names[i] for i in line["free"]}
+    v = line["values"]
+    k2 = "lk1_s" if setup.symmetric else "lk2_s"
+    return np.array([v[n] if n in free and not (n == k2 and kind == "all_pass") else math.nan
+                     for n in ("lk1_s", k2, "la_s", "theta2")])
+
+
 def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict:
     """The physical model of solution ``s`` through the fitted instrument at every point: model, χ²_red,
-    residual structure, and the interpolation error against the SAX model at the resonance."""
+    residual structure; and the same with the line shape's κ and loss slopes across the span
+    (``ring_spectrum_model.dispersion_corrected``), kept when it lowers χ² by more than ``PULL_MAX``²."""
     line = s["start"]["line"]
     v, setup = line["values"], line["setup"]
     instr = np.array([v[n] for n in INSTRUMENT])
@@ -309,16 +338,36 @@ def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict
     nodes, weights = chebyshev_nodes(sp.wl[0] * 1e-3, sp.wl[-1] * 1e-3)
     args = {"nodes": jnp.asarray(nodes), "weights": jnp.asarray(weights), "wl_um": jnp.asarray(sp.wl * 1e-3),
             "u": jnp.asarray((sp.wl - sp.mid) / sp.h), "dl_nm": jnp.asarray(sp.wl - sp.mid),
-            "fsr_nm": jnp.asarray(sp.fsr)}
+            "fsr_nm": jnp.asarray(sp.fsr), "x": jnp.asarray((sp.wl - sp.lam_r) / sp.h), "h_nm": jnp.asarray(sp.h)}
     held = held_params(s["p"])
     fn = physical_fn(kind, cladding, sp.ports, setup.shared, MAX_ORDER, is_tuned(s["p"]))
-    model = np.asarray(fn(jnp.asarray(s["vec"]), held, jnp.asarray(instr), jnp.asarray(coef), args))
-    r = (model - sp.data) * sp.w
     n = int(np.count_nonzero(sp.w))
     k = len(VARIABLES) + len(s["start"]["line"]["free"])
-    chi2 = float(np.sum(r**2)) / max(n - k, 1)
-    return {"model": model, "chi2_reduced": chi2, "resid": r, "structure": fitting.residual_structure(r[r != 0]),
-            "n_points": n, "n_params": k}
+    model_s = _model_slopes(kind, cladding, s, sp)
+    disp = np.nan_to_num(_line_slopes(line, kind) - model_s)  # a slope the line shape held stays the model's
+    out = {}
+    for tag, d in (("pure", np.zeros(len(DISPERSION))), ("corrected", disp)):
+        model = np.asarray(fn(jnp.asarray(s["vec"]), held, jnp.asarray(instr), jnp.asarray(coef),
+                              dict(args, disp=jnp.asarray(d))))
+        r = (model - sp.data) * sp.w
+        out[tag] = (model, r, float(np.sum(r**2)))
+    pure, corr = out["pure"], out["corrected"]
+    n_disp = int(np.count_nonzero(disp))
+    applied = n_disp > 0 and np.isfinite(corr[2]) and pure[2] - corr[2] > PULL_MAX**2
+    model, r, chi2 = corr if applied else pure
+    k += n_disp if applied else 0
+    scale = np.array([sp.h, sp.h, sp.h, 0.5 * sp.h**2])  # per x → per nm (θ2 → θ'' in rad/nm²)
+    model_nm, added_nm = model_s / scale, (disp if applied else np.zeros_like(disp)) / scale
+    # dn_g/dλ = 2n_g/λ − θ''·λ²/(2πL) (θ = 2πL·n_eff/λ; λ, L in nm), in 1/µm
+    lam, length, ng = sp.lam_r, math.tau * float(s["p"]["radius"]) * 1e3, float(s["q"]["ng"])
+    dng = [1e3 * (2 * ng / lam - t2 * lam**2 / (math.tau * length)) for t2 in (model_nm[3], model_nm[3] + added_nm[3])]
+    return {"model": model, "chi2_reduced": chi2 / max(n - k, 1), "resid": r,
+            "structure": fitting.residual_structure(r[r != 0]), "n_points": n, "n_params": k,
+            "chi2_reduced_physical": pure[2] / max(n - k, 1),
+            "dispersion": {"applied": bool(applied), "delta_chi2": float(pure[2] - corr[2]),
+                           "model_per_nm": dict(zip(DISPERSION, model_nm.tolist(), strict=True)),
+                           "added_per_nm": dict(zip(DISPERSION, added_nm.tolist(), strict=True)),
+                           "dng_dlambda_per_um": {"model": dng[0], "data": dng[1]}}}
 
 
 def calibrate_ring_csv(path, **kwargs):

@@ -15,6 +15,14 @@ Per port the measurement is T(λ) = 10^(B(λ)/10) · |bus(λ)|² · |field(λ)|�
 ``physical_fn`` evaluates the physical ring (``ring_model.ring_fields``: couplers, round trip with the index
 correction, bus) at ``N_NODES`` Chebyshev nodes of the span, interpolates (barycentric; error of order
 (span/λ)^N_NODES, checked against the SAX model) and applies the instrument: the final check of a fit.
+
+Dispersion correction (``dispersion_corrected``): the physics is matched to the line shape at λ_r, values and
+the phase's slope (n_eff, n_g); the slopes of κ1², κ2² and of the loss across the span are the model's. A ring
+whose couplers disperse differently from the coupler model (or a textbook spectrum with constant κ) then
+misfits the outer resonances at high SNR; so does a group-velocity dispersion other than the tables' (the
+phase's curvature θ2 = ½h²·θ'', θ'' = 2πL(2n_g/λ³ − (dn_g/dλ)/λ²)). ``DISPERSION`` (d ln κ1²/dx, d ln κ2²/dx,
+d ln(−ln a)/dx and θ2, added to the model's; x = (λ − λ_r)/h) carries the line shape's own slopes and
+curvature into the check; zero is the pure model.
 """
 
 from __future__ import annotations
@@ -28,6 +36,18 @@ from prismpic.analysis.calibration.ring_model import FIT_PARAMS, barycentric, ri
 from prismpic.components import ring_physics
 
 INSTRUMENT = ("drop_offset_nm", "split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm")
+DISPERSION = ("dlnk1_dx", "dlnk2_dx", "dlnloss_dx", "theta2")
+
+
+def dispersion_corrected(ing, x, disp):
+    """The ingredients (t1, κ1, t2, κ2, a, θ, …) with κ_i² × exp(d_i·x) (t_i keeps t_i² + κ_i² = η²),
+    −ln a × exp(d_a·x) and θ + Δθ2·x²; ``disp`` in ``DISPERSION`` order, x = (λ − λ_r)/h."""
+    t1, k1, t2, k2, a = ing[0], ing[1], ing[2], ing[3], ing[4]
+    k1n, k2n = k1 * jnp.exp(0.5 * disp[0] * x), k2 * jnp.exp(0.5 * disp[1] * x)
+    t1n = jnp.sqrt(jnp.maximum(t1**2 + k1**2 - k1n**2, 0.0))
+    t2n = jnp.sqrt(jnp.maximum(t2**2 + k2**2 - k2n**2, 0.0))
+    an = jnp.exp(jnp.log(a) * jnp.exp(disp[2] * x))
+    return jnp.concatenate([jnp.stack([t1n, k1n, t2n, k2n, an, ing[5] + disp[3] * x**2]), ing[6:]])
 
 
 def fields_of(ing, instr: dict, fsr_nm, split: bool = True):
@@ -63,18 +83,22 @@ def physical_fn(kind: str, cladding: str, ports: tuple[str, ...], shared: bool, 
     ``held`` from ``held_params``) through the instrument (``instr`` in ``INSTRUMENT`` order, baseline ``coef``).
 
     ``args``: ``nodes``/``weights`` (``chebyshev_nodes`` of the span, µm), ``wl_um`` (true wavelengths of the
-    points), ``u``, ``dl_nm``, ``fsr_nm``; the baseline here includes the bus (it is divided out).
+    points), ``u``, ``dl_nm``, ``fsr_nm``, ``x`` ((λ − λ_r)/h), ``h_nm`` and ``disp`` (``DISPERSION``; zeros: the
+    pure model); the baseline here includes the bus (it is divided out).
     """
     def model(vec, held, instr_v, coef, args):
         p = dict(held)
         p.update({n: vec[i] for i, n in enumerate(FIT_PARAMS)})
         instr = {n: instr_v[i] for i, n in enumerate(INSTRUMENT)}
         vals = jnp.stack(ring_fields(args["nodes"], p, kind, cladding, tuned))
-        ing = barycentric(args["wl_um"], args["nodes"], args["weights"], vals)
+        ing = dispersion_corrected(barycentric(args["wl_um"], args["nodes"], args["weights"], vals), args["x"],
+                                   args["disp"])
         through, drop = fields_of(ing, instr, args["fsr_nm"])
         if "drop" in ports:
-            drop = fields_of(barycentric(args["wl_um"] + instr["drop_offset_nm"] * 1e-3, args["nodes"],
-                                         args["weights"], vals), instr, args["fsr_nm"])[1]
+            off = instr["drop_offset_nm"]
+            ing_d = dispersion_corrected(barycentric(args["wl_um"] + off * 1e-3, args["nodes"], args["weights"], vals),
+                                         args["x"] + off / args["h_nm"], args["disp"])
+            drop = fields_of(ing_d, instr, args["fsr_nm"])[1]
         ones = jnp.ones_like(args["u"])
         return jnp.stack(instrument_ports({"through": through, "drop": drop}, ones, ones, coef, instr, args, ports,
                                           shared, order))
