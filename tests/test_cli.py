@@ -149,7 +149,9 @@ def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     from prismpic.pdk import tables as tb
 
     calls = []
-    monkeypatch.setattr(tb, "build_tables", lambda out_dir, progress=None: calls.append(out_dir) or {})
+    reuse = []
+    monkeypatch.setattr(tb, "build_tables", lambda out_dir, progress=None, reuse_from=None:
+                        calls.append(out_dir) or reuse.append(reuse_from) or {})
     monkeypatch.setattr(tb, "DATA_DIR", tmp_path / "package-data")  # the package's folder is not touched
     (tmp_path / "package-data").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -160,6 +162,9 @@ def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     assert res.exit_code == 0 and calls[-1] == tmp_path / "package-data"
     res = runner.invoke(app, ["tables", "--install", "--out", str(tmp_path / "t")])
     assert res.exit_code == 2 and "exclude each other" in res.output and len(calls) == 2
+    assert reuse == [tb.DATA_DIR, tb.DATA_DIR]  # the package's blocks are reused unless --no-reuse
+    res = runner.invoke(app, ["tables", "--no-reuse", "--out", str(tmp_path / "t")])
+    assert res.exit_code == 0 and reuse[-1] is None
 
 
 def _samples_per_fwhm(wl, through):

@@ -60,12 +60,16 @@ def tables(
     = None,
     install: Annotated[bool, typer.Option("--install", help="write into the package's own data folder instead, "
                                                             "replacing the tables every model reads")] = False,
+    reuse: Annotated[bool, typer.Option("--reuse/--no-reuse", help="copy every block the package's tables already "
+                                                                  "hold with the same grid and mesh (default) "
+                                                                  "instead of solving it again")] = True,
 ):
     """Regenerate the dispersion tables from the mode solver (about an hour on 2 cores; restartable).
 
     The tables go to --out (default ./prismpic-tables); the tables the models read (the package's data folder,
     prismpic/pdk/data) change only with --install. Tables built with --out are installed by copying their
-    dispersion_tables.npz and dispersion_tables.json into that folder.
+    dispersion_tables.npz and dispersion_tables.json into that folder. With --reuse (default) only the blocks
+    whose grid or mesh differs from the package's tables are solved (--no-reuse: all of them).
     """
     from prismpic.pdk import tables as tb
 
@@ -82,7 +86,8 @@ def tables(
         check_out_dir(target, what)
     with progress_bar() as prog:
         task = prog.add_task("mode solves", total=1)
-        tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total))
+        tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
+                        reuse_from=tb.DATA_DIR if reuse else None)
     say(f"tables written to {target}" + ("" if install else f"; the package's tables are unchanged (to use these, "
                                                              f"copy dispersion_tables.* into {tb.DATA_DIR})"))
 
