@@ -40,6 +40,7 @@ ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
 ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
 ELECTRODE_WIDTH = 10.0  # µm, plate height
 INDEX_CORRECTION_WL_UM = 1.55  # λ0 of the effective-index correction (``index_correction``)
+INDEX_CORRECTION_MAX = 0.12  # |Δn_eff|, |Δn_g| allowed: about 5 % of the ridge's n_g
 _COUPLER_SPAN = 3.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail erfc(√(3γ)) < 1e-5 of Φ for γ ≥ 3/µm)
 _ZN, _ZW = np.polynomial.legendre.leggauss(64)
 _EN, _EW = np.polynomial.legendre.leggauss(48)
@@ -369,6 +370,8 @@ def check_ring_physics(
     etch_depth,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    dneff=0.0,
+    dng=0.0,
 ):
     """ValueError unless the ring's physics inputs are valid (the wall angle's range: the dispersion tables').
 
@@ -382,6 +385,8 @@ def check_ring_physics(
     v = RULES.max_electrode_voltage_v
     check_range("voltage_v", voltage_v, -v, v, unit="V")
     check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
+    for name, dn in (("dneff", dneff), ("dng", dng)):
+        check_range(name, dn, -INDEX_CORRECTION_MAX, INDEX_CORRECTION_MAX)
     return loss_db_per_cm, coupler_loss_db
 
 

@@ -288,7 +288,8 @@ def ring_add_drop_model(
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
-                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding)
+                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding,
+                                                         dneff, dng)
     wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
     t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db,
@@ -332,7 +333,8 @@ def ring_all_pass_model(
     """
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
-                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding)
+                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding,
+                                                         dneff, dng)
     wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
     t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db, **wall)

@@ -27,7 +27,7 @@ RADIUS_SPAN = 0.005  # bounds: ±0.5 % of the drawn radius
 LOSS_MAX = 100.0  # dB/cm: the ring models' own range (check_ring_physics)
 # Effective-index correction (added only when the geometry within its priors cannot reproduce the data):
 # Δn_eff and Δn_g at REFERENCE_UM, bounded to ±DN_MAX (about ±5 % of the ridge's n_g).
-DN_MAX = 0.12
+DN_MAX = ring_physics.INDEX_CORRECTION_MAX
 PRIOR_PARAMS = ("film_thickness", "etch_depth", "sidewall_angle_deg", "width", "radius")
 GEOMETRY = ("film_thickness", "etch_depth", "sidewall_angle_deg", "width")
 
