@@ -216,7 +216,7 @@ def calibrate_ring_spectrum(
     priors = ring_priors(design_p, process)
     wl_true = np.asarray(wl_nm, float) + float(wavelength_offset_nm)
     an = analyze_spectrum(wl_true, through, drop, radius_um=float(design_p["radius"]), reference_nm=reference_nm,
-                          baseline_order=max(int(baseline_order), 1))
+                          baseline_order=max(int(baseline_order), 1), coupling=coupling)
     if an.fsr_nm is None:
         raise ValueError(f"one resonance only in {an.wl_nm[0]:.6g}..{an.wl_nm[-1]:.6g} nm: the FSR (hence n_g) needs "
                          "at least two resonances; widen the span")
