@@ -139,9 +139,11 @@ def _evaluate(c, xs, axes):
     shape = jnp.broadcast_shapes(*(u.shape for u in us))
     us = [jnp.broadcast_to(u, shape).ravel() for u in us]
     # the jit contract (module docstring): NaN outside the tables; the basis is evaluated at the clipped
-    # point so that its value and derivative stay finite (a masked branch then back-propagates zeros)
+    # point so that its value and derivative stay finite (a masked branch then back-propagates zeros). The clip
+    # passes the derivative straight through, so that an edge point (rounded to just outside [−1, 1]) keeps
+    # its slope (a plain clip gave it none: n_g = 2.106 instead of 2.265 at the default ridge at 1.45 µm)
     inside = jnp.all(jnp.stack([jnp.abs(u) <= 1.0 + _DOMAIN_TOL for u in us]), axis=0)
-    bases = [_basis(jnp.clip(u, -1.0, 1.0), n) for u, n in zip(us, c.shape, strict=True)]
+    bases = [_basis(u + jax.lax.stop_gradient(jnp.clip(u, -1.0, 1.0) - u), n) for u, n in zip(us, c.shape, strict=True)]
     letters = "abcdefg"[: len(us)]
     expr = letters + "," + ",".join("m" + ch for ch in letters) + "->m"
     return jnp.where(inside, jnp.einsum(expr, c, *bases), jnp.nan).reshape(shape)
