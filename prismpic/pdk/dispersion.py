@@ -20,6 +20,14 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
   extrapolated; 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
+- Straight TM n_eff: TM0 hybridises with TE1 (the first odd TE mode, in TM0's mirror class) in avoided
+  crossings inside the TM domain, so the TM-labelled eigenmode changes branch and its n_eff is not smooth.
+  Where the tables hold the pair (``<cladding>_tm2_<axis>_*``, built for ``tables.TM2_AXES``; elsewhere the TM
+  table serves) they hold its 2×2 index matrix in the uncoupled basis (trace T, detuning d = n_TM0 − n_TE1,
+  coupling g: smooth), interpolated like the rest; the model takes the TM-like eigenvalue
+  T/2 + sign(d)·√(d² + 4g²)/2 (the one ``modesolver.solve_mode`` labels TM: the upper branch where d > 0),
+  and n_g from its λ-derivative. Through the crossing itself (d = 0) n_eff jumps by 2g, as the solver's
+  TM label does.
 - Each cladding may have its own, denser straight grids over the same ranges (``tables.STRAIGHT``: air-clad TE is
   Richardson-extrapolated in the mesh step and has more film nodes); ``domain()`` is the same for both.
 - Bends are tabulated under SiO2; air-clad bends take the SiO2 bend shift and loss (the slab sets both).
@@ -140,8 +148,8 @@ def _evaluate(c, xs, axes):
     us = [jnp.broadcast_to(u, shape).ravel() for u in us]
     # the jit contract (module docstring): NaN outside the tables; the basis is evaluated at the clipped
     # point so that its value and derivative stay finite (a masked branch then back-propagates zeros). The clip
-    # passes the derivative straight through, so that an edge point (rounded to just outside [−1, 1]) keeps
-    # its slope (a plain clip gave it none: n_g = 2.106 instead of 2.265 at the default ridge at 1.45 µm)
+    # passes the derivative straight through: a point on an edge (λ = 1.45 µm rounds to u = −1 − 1e-16) keeps
+    # its slope (a plain clip gave it none: n_g = 2.106 instead of 2.265 at the default ridge)
     inside = jnp.all(jnp.stack([jnp.abs(u) <= 1.0 + _DOMAIN_TOL for u in us]), axis=0)
     bases = [_basis(u + jax.lax.stop_gradient(jnp.clip(u, -1.0, 1.0) - u), n) for u, n in zip(us, c.shape, strict=True)]
     letters = "abcdefg"[: len(us)]
@@ -232,11 +240,33 @@ def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamesp
     has_bends = "bend_te_z_dneff" in t.arrays
     return SimpleNamespace(
         straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
+        tm2=_tm2_fits(meta, t),
         area={k: _straight_fit(t, *k, "area", False) for k in pols},
         gamma=_straight_fit(t, "te", "z", "gamma", False),
         bend={a: _bend_fits(t, a) for a in ("z", "y")} if has_bends else bends_from.bend,
         coupler=_coupler_fit(t),
     )
+
+
+def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
+    """{axis: (trace, detuning, coupling)} interpolants of the TM0/TE1 pair (``tables.tm2_elements``), for the axes
+    that have a pair table (the others take the TM table)."""
+    g = meta.get("tm2_grid")
+    axes = [a for a in ("z", "y") if f"tm2_{a}_trace" in t.arrays]
+    if not axes:
+        return {}
+    if any(tuple(v[:2]) != tuple(meta["grids"]["tm"][k][:2]) for k, v in g.items()):
+        raise ValueError(f"the TM0/TE1 table spans {g}, not the TM table's ranges {meta['grids']['tm']}")
+    return {axis: tuple(_Fit(g, _to_coeffs(_fill_nan(t.arrays[f"tm2_{axis}_{q}"]), range(len(g))))
+                        for q in ("trace", "detuning", "coupling")) for axis in axes}
+
+
+def _tm_neff(fits, wl, width, film_thickness, f, angle):
+    """The TM-labelled eigenvalue of the interpolated TM0/TE1 matrix: the pair's eigenvalues are
+    T/2 ± √(d² + 4g²)/2, and the TM-like one (TE fraction < 0.5, as ``modesolver.solve_mode`` picks) is the
+    upper where the uncoupled TM0 lies above TE1 (d > 0), else the lower."""
+    trace, det, coup = (fit(wl, width, film_thickness, f, angle) for fit in fits)
+    return 0.5 * trace + 0.5 * jnp.sign(det) * jnp.sqrt(det**2 + 4 * coup**2)
 
 
 def _cladding_grids(meta: dict, clad: str) -> dict:
@@ -364,7 +394,10 @@ def _check_mode(polarization, crystal_axis):
 def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, angle, cladding):
     f = etch_depth / film_thickness
     m = _model().cladding[cladding]
-    n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f, angle)
+    if polarization == "tm" and crystal_axis in m.tm2:
+        n0 = _tm_neff(m.tm2[crystal_axis], wl, width, film_thickness, f, angle)
+    else:
+        n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f, angle)
     if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf; NaN when traced)
         r = jnp.asarray(radius, dtype=float)
         return jnp.where(jnp.isposinf(r), n0, jnp.nan)

@@ -11,6 +11,10 @@ air-clad TE block alone 1,650 s):
   Hermite data: 2e-5 in n_eff, 4e-4 in n_g against solves inside the band);
   Γ (axis z) and mode areas come from the same solves;
 - straight TM (both axes) on a smaller, default-ish box, Richardson-extrapolated in the mesh step;
+  TM0 and TE1 (same mirror class) hybridise in avoided crossings inside that box, so the TM n_eff the model uses
+  comes from the "tm2" block: the pair's 2×2 index matrix in the uncoupled basis (``tm2_elements``; 4 λ and
+  5 width nodes), which stays smooth where the TM-labelled eigenmode changes branch; the "tm" block keeps the
+  mode areas;
 - straight grids per cladding (``STRAIGHT``, ``STRAIGHT_STEPS``): same ranges, but air-clad TE is
   Richardson-extrapolated like TM and has 7 film nodes (the LN/air step makes the 30 nm solve 1–3e-4 high
   and jumpy in the geometry);
@@ -85,6 +89,19 @@ TM_STEPS = (0.03, 0.015)
 # None = one solve at the default ``Mesh()``, (h1, h2) = Richardson extrapolation from these two steps.
 STRAIGHT = {"sio2": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM}, "air": {"te": STRAIGHT_TE_AIR, "tm": STRAIGHT_TM_AIR}}
 STRAIGHT_STEPS = {"sio2": {"te": None, "tm": TM_STEPS}, "air": {"te": TM_STEPS, "tm": TM_STEPS}}
+# TM0 and TE1 (the first odd TE mode, TM0's mirror class) cross inside the TM domain (avoided crossings wherever the
+# vertical asymmetry couples them: TE fraction up to 0.49), so the TM-labelled eigenmode changes branch and its n_eff
+# is not smooth. The "tm2" block holds, per node, the 2×2 index matrix of the pair in the uncoupled basis (trace,
+# detuning n_TM0 − n_TE1 and coupling, from both eigenvalues and TE fractions: ``tm2_elements``), which is smooth;
+# the model diagonalises it at each query. Measured along single axes through the three hybrid test points (sio2 y,
+# air y, air z; elements solved on that axis' nodes at the point's other coordinates): 4 λ nodes, 5 width nodes,
+# 5 film nodes, 3 etch and 3 angle nodes hold n_eff within 9e-5 and n_g within 4e-4 of the 20/10 nm reference; 3 film
+# nodes leave up to 5.9e-4 / 2.9e-3, 3 width nodes 1.5e-2 beside a crossing.
+STRAIGHT_TM2 = {**STRAIGHT_TM, "wl": (*WL, 4), "width": (1.0, 2.0, 5), "film": (0.5, 0.7, 5)}
+# Axes with a pair table, per cladding (the others take the TM table). Under SiO2 with TE along crystal z the pair
+# stays apart (TE fraction of TM0 < 0.09 at every TM node; the TM table is within 1.6e-4 / 1.0e-3 off the grid).
+# 2,700 Richardson pair solves (sio2 y, air z, air y): 1,486 s wall on 2 cores with every other block reused.
+TM2_AXES: dict[str, tuple[str, ...]] = {"sio2": ("y",), "air": ("z", "y")}
 
 
 def lobatto(n: int) -> np.ndarray:
@@ -126,6 +143,42 @@ def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=
     return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
 
 
+def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
+    """(trace, detuning, coupling) of the TM0/TE1 pair: the two highest guided modes of one PMC solve.
+
+    With eigenvalues n₊ > n₋ and c² = f₊ / (f₊ + f₋) the TE1 share of the upper mode (f: TE fractions; the basis
+    modes are nearly pure, f₊ + f₋ = 1.00 ± 0.01), the uncoupled 2×2 matrix has n_TM0 − n_TE1 = (1 − 2c²)(n₊ − n₋)
+    and coupling c·s·(n₊ − n₋), so its eigenvalues are n± again and the TM-like mode is
+    T/2 + sign(detuning)·√(detuning² + 4 coupling²)/2. Labels are not used (at a crossing they flip with the mesh).
+    With one guided mode (TE1 cut off), or ``paired`` False, the pair is that mode and a TE1 0.1 below it, uncoupled.
+    """
+    guided = [m for m in modes if m.confinement > 0.2]
+    if not guided or (len(guided) == 1 or not paired) and guided[0].te_fraction > 0.5:
+        raise RuntimeError("no guided TM-like mode")
+    if len(guided) == 1 or not paired:
+        return 2 * guided[0].neff.real - 0.1, 0.1, 0.0
+    up, lo = guided[0], guided[1]
+    c2 = up.te_fraction / (up.te_fraction + lo.te_fraction)
+    dn = up.neff.real - lo.neff.real
+    return up.neff.real + lo.neff.real, (1 - 2 * c2) * dn, float(np.sqrt(c2 * (1 - c2))) * dn
+
+
+def _tm2_job(clad, angle, axis, wl, w, t, f, steps):
+    from prismpic.pdk import modesolver as ms
+
+    try:
+        (h1, h2) = steps
+        sols = [ms.solve_modes(wl, w, t, f * t, np.inf, axis, clad, angle, None, "pmc", 3, ms.Mesh(step=h))
+                for h in (h1, h2)]
+        # the same pair at both steps (TE1 near its cutoff can be guided at one step only): else TM0 alone at both
+        paired = all(sum(m.confinement > 0.2 for m in s) >= 2 for s in sols)
+        e1, e2 = (np.array(tm2_elements(s, paired)) for s in sols)
+    except RuntimeError:
+        return None
+    r = h1**2 / (h1**2 - h2**2)
+    return tuple(float(v) for v in r * e2 - (r - 1) * e1)
+
+
 def _bend_job(clad, angle, axis, wl, w, t, f, radius, guess, decouple_tm=True):
     from prismpic.pdk import modesolver as ms
 
@@ -149,7 +202,7 @@ def _coupler_job(clad, angle, wl, gap, w, t, f):
 
 def _run(task):
     kind, key, args = task
-    fn = {"straight": _straight_job, "bend": _bend_job, "coupler": _coupler_job}[kind]
+    fn = {"straight": _straight_job, "tm2": _tm2_job, "bend": _bend_job, "coupler": _coupler_job}[kind]
     c0 = time.process_time()
     res = fn(*args)
     return kind, key, res, time.process_time() - c0
@@ -240,6 +293,9 @@ def block_specs() -> dict:
     for clad in CLADDINGS:
         for pol in ("te", "tm"):
             out[f"{clad}_{pol}"] = {"grid": STRAIGHT[clad][pol], "steps": STRAIGHT_STEPS[clad][pol], "mesh": mesh}
+        if TM2_AXES[clad]:
+            out[f"{clad}_tm2"] = {"grid": STRAIGHT_TM2, "steps": TM_STEPS, "mesh": mesh, "pair": "TM0+TE1, pmc",
+                                  "axes": TM2_AXES[clad]}
         if clad in BEND_CLADDINGS:
             out[f"{clad}_bend"] = {"grid": BEND, "radii": BEND_RADII, "hybrid_axes": HYBRID_AXES, "mesh": mesh}
         out[f"{clad}_coupler"] = {"grid": COUPLER, "mesh": mesh}
@@ -306,7 +362,7 @@ def build_tables(
     reused = reusable_arrays(reuse_from, specs) if reuse_from is not None else {}
     t0, c0 = time.perf_counter(), time.process_time()
 
-    bd, cp = grid_nodes(BEND), grid_nodes(COUPLER)
+    bd, cp, tm2 = grid_nodes(BEND), grid_nodes(COUPLER), grid_nodes(STRAIGHT_TM2)
     straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
 
     def key(clad, name, axis, idx):  # the grid's shape and steps in the key: a cache of another grid never matches
@@ -322,6 +378,10 @@ def build_tables(
                     wl, w, t, f, a = _point(g, idx)
                     phase1.append(("straight", key(clad, name, axis, idx),
                                    (clad, a, axis, name, wl, w, t, f, False, STRAIGHT_STEPS[clad][name])))
+            for idx in _product(tm2) if f"{clad}_tm2" not in reused and axis in TM2_AXES[clad] else ():
+                wl, w, t, f, a = _point(tm2, idx)
+                phase1.append(("tm2", (clad, axis, "tm2", tuple(len(v) for v in tm2.values()), TM_STEPS, idx),
+                               (clad, a, axis, wl, w, t, f, TM_STEPS)))
             for idx in _product(bd) if f"{clad}_bend" in specs and f"{clad}_bend" not in reused else ():
                 wl, w, t, f, a = _point(bd, idx)  # straight references at the bend nodes
                 phase1.append(("straight", (clad, "te", axis, "bend", idx), (clad, a, axis, "te", wl, w, t, f, True)))
@@ -363,6 +423,15 @@ def build_tables(
                         a[(slice(None), *idx)] = [r[0].real, r[1].real, r[2], r[3], r[4]]
                 for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
                     arrays[f"{clad}_{name}_{axis}_{q}"] = a[j]
+        if f"{clad}_tm2" not in reused:  # (no axes: no block)
+            for axis in TM2_AXES[clad]:
+                a = np.full((3, *(len(v) for v in tm2.values())), np.nan)
+                for idx in _product(tm2):
+                    r = res1[("tm2", (clad, axis, "tm2", tuple(len(v) for v in tm2.values()), TM_STEPS, idx))]
+                    if r is not None:
+                        a[(slice(None), *idx)] = r
+                for j, q in enumerate(("trace", "detuning", "coupling")):
+                    arrays[f"{clad}_tm2_{axis}_{q}"] = a[j]
         shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
         for axis in AXES if clad in bend_clads else ():
             b = np.full((3, *shape), np.nan)
@@ -404,6 +473,9 @@ def build_tables(
     meta = {
         "description": "TFLN ridge mode-solver tables for prismpic.pdk.dispersion",
         "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND, "coupler": COUPLER},
+        **({"tm2_grid": STRAIGHT_TM2} if any(TM2_AXES.values()) else {}),
+        "tm2": "TM0/TE1 pair in the uncoupled basis (tables.tm2_elements): <cladding>_tm2_<axis>_{trace,detuning,"
+               "coupling}; the TM-labelled n_eff is trace/2 + sign(detuning)·√(detuning² + 4 coupling²)/2",
         "cladding_grids": {c: {p: g for p, g in STRAIGHT[c].items() if g != STRAIGHT[CLADDINGS[0]][p]}
                            for c in CLADDINGS[1:]},
         "claddings": list(CLADDINGS),

@@ -33,9 +33,14 @@ def test_straight_model_reproduces_fresh_solves(polarization, crystal_axis, n_po
     for _ in range(n_points):
         wl, w, t, e = _random_point(polarization, rng)
         m = ms.solve_mode(wl, w, t, e, polarization=polarization, crystal_axis=crystal_axis)
+        n_ref, g_ref = m.neff.real, m.ng
+        if polarization == "tm":  # TM at 30 nm sits ≈ 1e-3 high (h² error): Richardson 20/10 nm, as the tables are
+            m1, m2 = (ms.solve_mode(wl, w, t, e, polarization="tm", crystal_axis=crystal_axis, mesh=ms.Mesh(step=h))
+                      for h in (0.02, 0.01))
+            n_ref, g_ref = ((4 * b - a) / 3 for a, b in ((m1.neff.real, m2.neff.real), (m1.ng, m2.ng)))
         kw = dict(polarization=polarization, crystal_axis=crystal_axis)
-        assert abs(float(dsp.neff(wl, w, t, e, **kw)) - m.neff.real) < 1e-3, (wl, w, t, e)
-        assert abs(float(dsp.ng(wl, w, t, e, **kw)) - m.ng) < 5e-3, (wl, w, t, e)
+        assert abs(float(dsp.neff(wl, w, t, e, **kw)) - n_ref) < 1e-3, (wl, w, t, e)
+        assert abs(float(dsp.ng(wl, w, t, e, **kw)) - g_ref) < 5e-3, (wl, w, t, e)
 
 
 @pytest.mark.parametrize("crystal_axis, seed", [("z", 21), ("y", 22)])
