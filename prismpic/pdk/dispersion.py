@@ -15,8 +15,9 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   each node (Hermite data), so n_g = n_eff − λ ∂n_eff/∂λ, taken from the model itself by
   ``jax.jvp``, is as accurate as n_eff. Phase and group delay come from one function.
 - Bends (TE): n_eff(R) = n_eff(∞) + κ² g(κ), κ = 1/R (the bend shift is even in κ), g a
-  quadratic in κ through solves at R = 10, 16, 40 µm (with Hermite λ data as above);
-  n_eff refers to the ridge centre (β = m/R). Radiation loss: ln Im n_eff linear in R
+  quadratic in κ through solves at R = 10, 16, 40 µm (with Hermite λ data as above), solved with the TM mode
+  moved away (``modesolver.bend_shift``), plus the TE/TM mixing below; n_eff refers to the ridge centre
+  (β = m/R). Radiation loss: ln Im n_eff linear in R
   (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
   extrapolated; 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
@@ -30,16 +31,21 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   TM label does.
 - Each cladding may have its own, denser straight grids over the same ranges (``tables.STRAIGHT``: air-clad TE is
   Richardson-extrapolated in the mesh step and has more film nodes); ``domain()`` is the same for both.
-- Bends are tabulated under SiO2; air-clad bends take the SiO2 bend shift and loss (the slab sets both).
-  The tables also hold the TE/TM mixing of the bend eigenmode (``bend_te_z_hybrid_*``, from
-  ``tables.HYBRID_AXES``), but the model does not use it yet: the avoided crossing is sharper than the
-  bend grid (between nodes the interpolated correction is wrong by more than the mixing itself: n_g
-  2.255 against a full solve's 2.291 at the default ridge, R = 20 µm), so the decoupled shift stays.
-
-Near the TE0/TM0 crossing of X-cut film (crystal_axis "z", film ≈ 0.6–0.65 µm) a bend
-hybridises the two (see ``modesolver.bend_modes``); the tables follow the TE-like
-eigenmode, and the smooth fit does not resolve the avoided crossing itself (there the
-model and a fresh solve can differ by a few 1e-3 in n_eff and more in n_g).
+- Bends are tabulated per cladding (tables of older builds may hold SiO2 bends only; the other cladding then
+  takes those).
+- The bend's TE/TM mixing (crystal_axis "z"): a bend breaks the mirror symmetry that keeps TE0 and TM0 apart
+  in a straight ridge, and in X-cut film they cross near 0.6–0.65 µm (TE0 on n_e, TM0 on n_o), so the bend
+  eigenmode a ring resonates on carries an avoided crossing that the decoupled shift leaves out (0.016 in n_g along z,
+  0.34 % of the FSR of the default 20 µm ring). Per cladding the tables hold the full bend solve's two highest
+  eigenvalues and the decoupled TE one (``tables.BEND_PAIR``); the model takes the pair's 2×2 in the uncoupled
+  basis (detuning d = n_TE − n_TM and coupling² g² = κ² h, ``bend_pair_elements``: smooth, even in κ) and adds
+  the TE-labelled eigenvalue's offset (−d + sign(d)·√(d² + 4g²))/2 to the decoupled bend. Through d = 0 the
+  TE-labelled mode changes branch and n_eff jumps by 2g, as the solver's label does. Crystal axis "y" has no
+  crossing (TE on n_o lies 0.08 above TM). The detuning takes the straight ridge's mesh correction (the 30 nm
+  solves put TM0 ≈ 1e-3 high, which would move the crossing), and the uncoupled TE the decoupling's own bias.
+  Against converged full bend solves (Richardson 20/10 nm, 6 points off the grid, both claddings, beside and past
+  the crossing): n_eff within 5.3e-4, n_g within 2.5e-3 (0.11 %); stated accuracy 6e-4 / 3e-3. At the crossing
+  itself both eigenmodes are half TE and the label (and a TE index) is not defined.
 
 Under ``jax.jit`` (traced arguments, where no check can raise) the contract is NaN: every
 interpolant returns NaN at a point outside its table (any normalised coordinate beyond
@@ -74,6 +80,7 @@ _KAPPA_MAX = 1.0 / min(BEND_RADII)
 _IM_FLOOR = 2e-6  # Im n_eff below this is within the solver's PML noise
 _DOMAIN_TOL = 1e-6  # normalised coordinates within 1 + this of the tables' edges count as inside (rounding)
 _LOG10E = math.log10(math.e)
+_PAIR_BIAS = 2e-4  # how far the uncoupled TE may lie outside the bend pair's eigenvalues (the bias correction's rest)
 
 
 # ----------------------------------------------------------------------------- fitting (NumPy, at import)
@@ -241,6 +248,7 @@ def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamesp
     return SimpleNamespace(
         straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
         tm2=_tm2_fits(meta, t),
+        bend_pair=_bend_pair_fits(meta, t),
         area={k: _straight_fit(t, *k, "area", False) for k in pols},
         gamma=_straight_fit(t, "te", "z", "gamma", False),
         bend={a: _bend_fits(t, a) for a in ("z", "y")} if has_bends else bends_from.bend,
@@ -249,7 +257,7 @@ def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamesp
 
 
 def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
-    """{axis: (trace, detuning, coupling)} interpolants of the TM0/TE1 pair (``tables.tm2_elements``), for the axes
+    """{axis: (trace, detuning, coupling)} interpolants of the TM0/TE1 pair (``table_jobs.tm2_elements``), for the axes
     that have a pair table (the others take the TM table)."""
     g = meta.get("tm2_grid")
     axes = [a for a in ("z", "y") if f"tm2_{a}_trace" in t.arrays]
@@ -259,6 +267,86 @@ def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
         raise ValueError(f"the TM0/TE1 table spans {g}, not the TM table's ranges {meta['grids']['tm']}")
     return {axis: tuple(_Fit(g, _to_coeffs(_fill_nan(t.arrays[f"tm2_{axis}_{q}"]), range(len(g))))
                         for q in ("trace", "detuning", "coupling")) for axis in axes}
+
+
+def bend_pair_elements(up, dup, lo, dlo, te, dte):
+    """(detuning n_TE − n_TM, coupling g², their λ-derivatives) of the bend's TE0/TM0 pair in the uncoupled basis.
+
+    From the full solve's two highest eigenvalues n₊ > n₋ and the decoupled TE eigenvalue n_TE
+    (``table_jobs.bend_pair_job``): the 2×2 [[n_TE, g], [g, n_TM]] with n_TM = n₊ + n₋ − n_TE (the trace) and
+    g² = (n₊ − n_TE)(n_TE − n₋) has eigenvalues n₊ and n₋ exactly. g² can come out slightly negative where the
+    mixing is below the decoupling's own bias (far from the crossing); it is kept signed, so every node is
+    reproduced. NumPy or jnp arrays; λ-derivatives in 1/µm.
+    """
+    d = 2 * te - up - lo
+    dd = 2 * dte - dup - dlo
+    g2 = (up - te) * (te - lo)
+    dg2 = (dup - dte) * (te - lo) + (up - te) * (dte - dlo)
+    return d, dd, g2, dg2
+
+
+def _bend_pair_fits(meta: dict, t: SimpleNamespace) -> dict:
+    """{axis: (detuning(λ, geometry, κ), g²/κ²(λ, geometry, κ))} interpolants of the bend's TE0/TM0 pair
+    (``bend_pair_elements``), for the axes the tables hold (``tables.BEND_PAIR_AXES``). Both are even in κ = 1/R
+    (a bend to the left mixes as one to the right) and g ∝ κ to first order, so g² is carried as κ² h(κ);
+    each is a quadratic in κ through the three radii and cubic Hermite in λ, like the bend shift."""
+    g = meta.get("bend_pair_grid")
+    axes = [a for a in ("z", "y") if f"bendpair_{a}_up" in t.arrays]
+    if not axes:
+        return {}
+    radii = np.asarray(BEND_RADII)
+    kap = 1.0 / radii
+    vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(radii) - 1))
+    out = {}
+    for axis in axes:
+        raw = [t.arrays[f"bendpair_{axis}_{q}"] for q in ("up", "dup_dwl", "lo", "dlo_dwl", "te", "dte_dwl")]
+        # the decoupled solve also moves TE0 itself (its E_y sees the changed ε_yy): the uncoupled TE of the bend is
+        # the decoupled one plus that bias, taken from the straight ridge (up to 5e-4: narrow, thick, sloped ridges)
+        bias, dbias = (t.arrays[f"bendpair_{axis}_{q}"][..., None] for q in ("bias", "dbias_dwl"))
+        raw[4], raw[5] = raw[4] + _fill_nan(bias), raw[5] + _fill_nan(dbias)
+        d, dd, g2, dg2 = bend_pair_elements(*raw)
+        # the 30 nm solves put TM0 ≈ 1e-3 high, which moves the crossing: the detuning takes the straight ridge's
+        # mesh correction (``tables.PAIR_MESH_STEPS``); beyond 3e-3 a label changed between the steps (TM0/TE1)
+        mesh, dmesh = (t.arrays[f"bendpair_{axis}_{q}"] for q in ("mesh", "dmesh_dwl"))
+        bad = ~(np.abs(mesh) <= 3e-3)
+        d = d + _fill_nan(np.where(bad, np.nan, mesh))[..., None]
+        dd = dd + _fill_nan(np.where(bad, np.nan, dmesh))[..., None]
+        # a node is the pair only if the uncoupled TE lies between the two eigenvalues (to within what the bias
+        # correction leaves); where not (2.0 µm ridges of ≥ 0.74 µm film at R = 10 µm, where the search misses
+        # TE0's partner), each element takes its value at the nearest radius
+        up, lo, te = raw[0], raw[2], raw[4]
+        ok = (te <= up + _PAIR_BIAS) & (te >= lo - _PAIR_BIAS)
+        fits = []
+        for v, dv in ((d, dd), (g2 / kap**2, dg2 / kap**2)):
+            v, dv = _nearest_radius_fill(v, ok), _nearest_radius_fill(dv, ok)
+            ck, dck = (np.einsum("jk,...k->...j", vk, _fill_nan(x)) for x in (v, dv))
+            c = _hermite_wl(ck, dck, *g["wl"][:2])
+            fits.append(_Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),)))
+        out[axis] = tuple(fits)
+    return out
+
+
+def _nearest_radius_fill(v, ok):
+    """``v`` (radius last) with the entries where ``ok`` is False taken from the nearest radius where it is True
+    at the same node; NaN where no radius is."""
+    v = np.where(ok, v, np.nan)
+    out = v.copy()
+    n = v.shape[-1]
+    for k in range(n):
+        for j in sorted(range(n), key=lambda j: abs(j - k)):
+            out[..., k] = np.where(np.isfinite(out[..., k]), out[..., k], v[..., j])
+    return out
+
+
+def _bend_pair_shift(fits, wl, width, film_thickness, f, angle, kappa):
+    """n_TE-like − n_TE of the bend: the TE-labelled eigenvalue of the interpolated pair minus the uncoupled TE,
+    (−d + sign(d)·√(d² + 4g²))/2 (the upper branch where the uncoupled TE lies above TM, d > 0; the lower
+    where d < 0, as ``modesolver.bend_modes`` labels by TE fraction). Through d = 0 it jumps by 2g."""
+    d = fits[0](wl, width, film_thickness, f, angle, kappa)
+    g2 = kappa**2 * fits[1](wl, width, film_thickness, f, angle, kappa)
+    disc = d**2 + 4 * g2
+    root = jnp.sqrt(jnp.where(disc > 0, disc, 1.0)) * (disc > 0)
+    return 0.5 * (-d + jnp.where(d >= 0, 1.0, -1.0) * root)
 
 
 def _tm_neff(fits, wl, width, film_thickness, f, angle):
@@ -315,7 +403,7 @@ def _as_one_wall(meta: dict, arrays: dict) -> tuple[dict, dict]:
 
 
 def _all_claddings(meta, arrays, claddings) -> dict:
-    # bends are tabulated for meta["bend_claddings"] (SiO2); the others take those (see ``tables``)
+    # bends are tabulated for meta["bend_claddings"]; a cladding without its own takes the first one's
     bend_clad = meta.get("bend_claddings", claddings)[0]
     base = _cladding_fits(meta, arrays, bend_clad, None)
     return {c: base if c == bend_clad else _cladding_fits(meta, arrays, c, base) for c in claddings}
@@ -402,9 +490,11 @@ def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_a
         r = jnp.asarray(radius, dtype=float)
         return jnp.where(jnp.isposinf(r), n0, jnp.nan)
     kappa = 1.0 / jnp.asarray(radius, dtype=float)
-    shift = m.bend[crystal_axis][0](wl, width, film_thickness, f, angle, kappa)
+    shift = kappa**2 * m.bend[crystal_axis][0](wl, width, film_thickness, f, angle, kappa)
+    if crystal_axis in m.bend_pair:  # the TE/TM mixing the decoupled shift leaves out
+        shift = shift + _bend_pair_shift(m.bend_pair[crystal_axis], wl, width, film_thickness, f, angle, kappa)
     # a straight ridge has no bend term (and may lie outside the narrower bend table, where the fit is NaN)
-    return n0 + kappa**2 * jnp.where(kappa == 0, 0.0, shift)
+    return n0 + jnp.where(kappa == 0, 0.0, shift)
 
 
 def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z",

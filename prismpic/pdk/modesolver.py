@@ -440,7 +440,7 @@ def bend_shift(
     TM0 are ≥ 0.02 apart; near the TE0/TM0 crossing of X-cut film (crystal_axis "z",
     film ≈ 0.55–0.7 µm) the real mode also carries the avoided crossing, which this
     smooth shift leaves out (at 600 nm film, R = 20 µm, 1.55 µm: 7e-4 in n_eff, 0.013 in
-    n_g).
+    n_g); the compact model adds it from the pair's 2×2 (``dispersion.bend_pair_elements``).
 
     Returns:
         (Δn_eff (complex; Im = radiation), dΔn_eff/dλ (1/µm)).

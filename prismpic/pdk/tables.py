@@ -2,9 +2,9 @@
 
 ``build_tables()`` solves the TFLN ridge (``prismpic.pdk.modesolver``) on tensor grids of
 Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_tables.json``
-(grids, solver settings, date, versions) into the package data folder. The grid is chosen
-so that a full regeneration stays within about an hour on two cores (≈ 4,300 s of solver CPU; the
-air-clad TE block alone 1,650 s):
+(grids, solver settings, date, versions) into the package data folder. A full regeneration is ≈ 17,000 solves,
+≈ 10,500 s of solver CPU (≈ 90 min on two cores; per block as measured: air-clad TE 3,100 s, the TM0/TE1 pairs
+2,950 s, the bend TE0/TM0 pairs 2,050 s and their straight references 980 s, each cladding's bends 460 s):
 
 - straight TE (crystal_axis z and y): λ × 1/width × film × etch fraction; every solve also
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic
@@ -21,6 +21,8 @@ air-clad TE block alone 1,650 s):
 - bends (TE, both axes): the bend shift n_bend − n_straight and its λ-derivative at three
   radii on a coarser geometry grid (a correction that vanishes as 1/R → 0), and Im n_eff
   for the radiation loss;
+- the bend's TE0/TM0 pair (axis z, both claddings: ``BEND_PAIR``): the full bend solve's two highest eigenvalues
+  and the decoupled TE one, from which the model builds the avoided crossing the decoupled shift leaves out;
 - directional couplers (TE, axis z): even and odd supermodes vs gap, with their
   λ-derivatives.
 
@@ -49,6 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
+from prismpic.pdk.table_jobs import run_job
+
 DATA_DIR = Path(__file__).parent / "data"
 TABLE_NAME = "dispersion_tables"
 
@@ -75,13 +79,25 @@ COUPLER = {"wl": (*WL, 2), "gap": (0.1, 1.0, 4), "width": (0.8, 2.2, 4), "film":
            "etch_fraction": (0.4, 0.8, 4), "angle": (60.0, 90.0, 4)}
 AXES = ("z", "y")
 CLADDINGS = ("sio2", "air")
-# X-cut film with TE along crystal z: TE0 (n_e) and TM0 (n_o) cross near 0.6–0.65 µm film, and a bend mixes
-# them (an avoided crossing); the bend eigenmode is also solved without decoupling there, so the ring model can
-# carry the mixing (0.013 in n_g at 0.6 µm film, R = 20 µm, 1.55 µm) that the decoupled shift leaves out.
-HYBRID_AXES = ("z",)
-# Bends are solved under SiO2 only: the bend shift and the radiation into the slab are set by the LN slab,
-# which the cladding hardly changes; air-clad rings take the SiO2 bend shift and loss (see ``dispersion``).
-BEND_CLADDINGS = ("sio2",)
+# X-cut film with TE along crystal z: TE0 (n_e) and TM0 (n_o) cross near 0.6–0.65 µm film, and a bend mixes them
+# (it breaks the mirror symmetry that keeps them apart in a straight ridge): an avoided crossing, sharper in the
+# geometry than any bend grid, that moves the n_g along z of a 20 µm bend by 0.016 (0.7 %; the ring's FSR by 0.34 %)
+# at the default ridge. The "bendpair" block holds, per node and radius, the two highest guided eigenvalues of the full bend solve and the decoupled TE
+# one (``bend_pair_job``); ``dispersion`` turns them into the 2×2 of the pair in the uncoupled basis (detuning and
+# coupling², smooth) and diagonalises it at each query. The crossing sits inside the film range and moves with the
+# wall angle and the cladding: 5 film and 3 angle nodes, both claddings. Crystal axis y has no crossing (TE sees n_o,
+# TM n_e: 0.08 apart; its decoupled and full bend solves agree to 1e-15 at the default ridge).
+BEND_PAIR = {**BEND, "film": (0.4, 0.8, 5), "angle": (60.0, 90.0, 3)}
+# The pair's solves are at the default 30 nm mesh, where TM0 sits ≈ 1e-3 high (and air-clad TE 1–3e-4): that moves
+# the crossing. The detuning takes the straight ridge's mesh correction, Richardson from these two steps (µm), for TM and,
+# where the cladding's TE table is extrapolated too (``STRAIGHT_STEPS``), for TE.
+PAIR_MESH_STEPS = (0.03, 0.02)
+BEND_PAIR_AXES = ("z",)
+BEND_PAIR_CLADDINGS = ("sio2", "air")
+# Bends are solved per cladding: an air-clad ridge's bend shift is not the SiO2 one (full air-clad bend solves sit
+# 1.5–2e-3 above n_air,straight + shift_SiO2 at R = 14–30 µm, 4 points), though the radiation into the slab is
+# alike.
+BEND_CLADDINGS = CLADDINGS
 # TM0's main field is normal to the film faces and singular at the ridge corners: its n_eff converges as h²
 # from above (+1e-3 at 30 nm). TM entries are Richardson-extrapolated from these two steps (µm).
 TM_STEPS = (0.03, 0.015)
@@ -122,90 +138,11 @@ def grid_nodes(spec: dict) -> dict:
     return {k: axis_nodes(k, *v) for k, v in spec.items()}
 
 
-# ----------------------------------------------------------------------------- jobs (worker side)
-
-
-def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
-    from prismpic.pdk import modesolver as ms
-
-    try:
-        if steps is not None:  # Richardson: n(0) = (h1² n(h2) − h2² n(h1)) / (h1² − h2²), error ∝ h²
-            (h1, h2) = steps
-            m1, m = (ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, ms.Mesh(step=h), decouple_tm=decouple_tm)
-                     for h in (h1, h2))
-            r = h1**2 / (h1**2 - h2**2)
-            neff = r * m.neff - (r - 1) * m1.neff
-            dneff = r * m.dneff_dwl - (r - 1) * m1.dneff_dwl
-            return (neff, dneff, m.ln_overlap, m.mode_area_um2, m.te_fraction)
-        m = ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, None, decouple_tm=decouple_tm)
-    except RuntimeError:
-        return None
-    return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
-
-
-def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
-    """(trace, detuning, coupling) of the TM0/TE1 pair: the two highest guided modes of one PMC solve.
-
-    With eigenvalues n₊ > n₋ and c² = f₊ / (f₊ + f₋) the TE1 share of the upper mode (f: TE fractions; the basis
-    modes are nearly pure, f₊ + f₋ = 1.00 ± 0.01), the uncoupled 2×2 matrix has n_TM0 − n_TE1 = (1 − 2c²)(n₊ − n₋)
-    and coupling c·s·(n₊ − n₋), so its eigenvalues are n± again and the TM-like mode is
-    T/2 + sign(detuning)·√(detuning² + 4 coupling²)/2. Labels are not used (at a crossing they flip with the mesh).
-    With one guided mode (TE1 cut off), or ``paired`` False, the pair is that mode and a TE1 0.1 below it, uncoupled.
-    """
-    guided = [m for m in modes if m.confinement > 0.2]
-    if not guided or (len(guided) == 1 or not paired) and guided[0].te_fraction > 0.5:
-        raise RuntimeError("no guided TM-like mode")
-    if len(guided) == 1 or not paired:
-        return 2 * guided[0].neff.real - 0.1, 0.1, 0.0
-    up, lo = guided[0], guided[1]
-    c2 = up.te_fraction / (up.te_fraction + lo.te_fraction)
-    dn = up.neff.real - lo.neff.real
-    return up.neff.real + lo.neff.real, (1 - 2 * c2) * dn, float(np.sqrt(c2 * (1 - c2))) * dn
-
-
-def _tm2_job(clad, angle, axis, wl, w, t, f, steps):
-    from prismpic.pdk import modesolver as ms
-
-    try:
-        (h1, h2) = steps
-        sols = [ms.solve_modes(wl, w, t, f * t, np.inf, axis, clad, angle, None, "pmc", 3, ms.Mesh(step=h))
-                for h in (h1, h2)]
-        # the same pair at both steps (TE1 near its cutoff can be guided at one step only): else TM0 alone at both
-        paired = all(sum(m.confinement > 0.2 for m in s) >= 2 for s in sols)
-        e1, e2 = (np.array(tm2_elements(s, paired)) for s in sols)
-    except RuntimeError:
-        return None
-    r = h1**2 / (h1**2 - h2**2)
-    return tuple(float(v) for v in r * e2 - (r - 1) * e1)
-
-
-def _bend_job(clad, angle, axis, wl, w, t, f, radius, guess, decouple_tm=True):
-    from prismpic.pdk import modesolver as ms
-
-    try:
-        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle,
-                          neff_guess=guess, decouple_tm=decouple_tm)["te"]
-    except (RuntimeError, KeyError):
-        return None
-    return (m.neff, m.dneff_dwl)
-
-
-def _coupler_job(clad, angle, wl, gap, w, t, f):
-    from prismpic.pdk import modesolver as ms
-
-    try:
-        even, odd = ms.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle)
-    except RuntimeError:
-        return None
-    return (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
-
-
-def _run(task):
-    kind, key, args = task
-    fn = {"straight": _straight_job, "tm2": _tm2_job, "bend": _bend_job, "coupler": _coupler_job}[kind]
-    c0 = time.process_time()
-    res = fn(*args)
-    return kind, key, res, time.process_time() - c0
+def _pair_mesh_solves(clad) -> list[tuple[str, float]]:
+    """(polarization, mesh step) of the straight solves behind the bend pair's mesh correction (the 30 nm TE0 is
+    the bias solve's)."""
+    out = [("tm", PAIR_MESH_STEPS[0]), ("tm", PAIR_MESH_STEPS[1])]
+    return out + ([("te", PAIR_MESH_STEPS[1])] if STRAIGHT_STEPS[clad]["te"] is not None else [])
 
 
 # ----------------------------------------------------------------------------- cache (restartable builds)
@@ -252,10 +189,10 @@ def _map(tasks, workers, progress, done0, total, cache: dict, cache_file):
     if not todo:
         return results, done, cpu
     if workers <= 1:
-        outputs = map(_run, todo)
+        outputs = map(run_job, todo)
     else:
         pool = mp.get_context("spawn").Pool(workers)
-        outputs = pool.imap_unordered(_run, todo, chunksize=2)
+        outputs = pool.imap_unordered(run_job, todo, chunksize=2)
     try:
         with open(cache_file, "a") as log:
             for kind, key, res, seconds in outputs:
@@ -297,7 +234,12 @@ def block_specs() -> dict:
             out[f"{clad}_tm2"] = {"grid": STRAIGHT_TM2, "steps": TM_STEPS, "mesh": mesh, "pair": "TM0+TE1, pmc",
                                   "axes": TM2_AXES[clad]}
         if clad in BEND_CLADDINGS:
-            out[f"{clad}_bend"] = {"grid": BEND, "radii": BEND_RADII, "hybrid_axes": HYBRID_AXES, "mesh": mesh}
+            out[f"{clad}_bend"] = {"grid": BEND, "radii": BEND_RADII, "mesh": mesh}
+        if clad in BEND_PAIR_CLADDINGS:
+            out[f"{clad}_bendpair"] = {"grid": BEND_PAIR, "radii": BEND_RADII, "axes": BEND_PAIR_AXES, "mesh": mesh,
+                                       "pair": "two highest full-solve bend eigenmodes + decoupled TE; straight TE "
+                                               "full and decoupled; TM (and air TE) mesh correction",
+                                       "mesh_steps": PAIR_MESH_STEPS}
         out[f"{clad}_coupler"] = {"grid": COUPLER, "mesh": mesh}
     return json.loads(json.dumps(out))  # tuples as lists, as read back from a json file
 
@@ -314,7 +256,7 @@ def _meta_block_specs(meta: dict) -> dict:
             out[f"{clad}_{pol}"] = {"grid": grids[pol], "steps": steps, "mesh": solver["mesh"]}
         if clad in meta["bend_claddings"]:
             out[f"{clad}_bend"] = {"grid": grids["bend"], "radii": meta["bend_radii_um"],
-                                   "hybrid_axes": list(HYBRID_AXES), "mesh": solver["mesh"]}
+                                   "hybrid_axes": ["z"], "mesh": solver["mesh"]}
         out[f"{clad}_coupler"] = {"grid": grids["coupler"], "mesh": solver["mesh"]}
     return json.loads(json.dumps(out))
 
@@ -362,7 +304,8 @@ def build_tables(
     reused = reusable_arrays(reuse_from, specs) if reuse_from is not None else {}
     t0, c0 = time.perf_counter(), time.process_time()
 
-    bd, cp, tm2 = grid_nodes(BEND), grid_nodes(COUPLER), grid_nodes(STRAIGHT_TM2)
+    bd, cp, tm2, bp = grid_nodes(BEND), grid_nodes(COUPLER), grid_nodes(STRAIGHT_TM2), grid_nodes(BEND_PAIR)
+    pair_shape = tuple(len(v) for v in bp.values())
     straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
 
     def key(clad, name, axis, idx):  # the grid's shape and steps in the key: a cache of another grid never matches
@@ -388,8 +331,20 @@ def build_tables(
         for idx in _product(cp) if f"{clad}_coupler" not in reused else ():
             wl, gap, w, t, f, a = _point(cp, idx)
             phase1.append(("coupler", (clad, idx), (clad, a, wl, gap, w, t, f)))
+    for clad in BEND_PAIR_CLADDINGS:
+        for axis in BEND_PAIR_AXES if f"{clad}_bendpair" not in reused else ():
+            for idx in _product(bp):
+                wl, w, t, f, a = _point(bp, idx)
+                for dec in (False, True):  # the decoupling's own bias of TE0, n_TE − n_TE,decoupled (straight)
+                    phase1.append(("straight", (clad, "te", axis, "bendpair", pair_shape, idx, dec),
+                                   (clad, a, axis, "te", wl, w, t, f, dec)))
+                for pol, step in _pair_mesh_solves(clad):
+                    phase1.append(("straight", (clad, pol, axis, "bendpair", pair_shape, idx, step),
+                                   (clad, a, axis, pol, wl, w, t, f, False, (step,))))
     bend_clads = [c for c in BEND_CLADDINGS if f"{c}_bend" not in reused]
-    n_bend = len(bend_clads) * (len(AXES) + len(HYBRID_AXES)) * len(_product(bd)) * len(BEND_RADII)
+    pair_clads = [c for c in BEND_PAIR_CLADDINGS if f"{c}_bendpair" not in reused]
+    n_bend = (len(bend_clads) * len(AXES) * len(_product(bd)) + len(pair_clads) * len(BEND_PAIR_AXES)
+              * len(_product(bp))) * len(BEND_RADII)
     total = len(phase1) + n_bend
     phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
     res1, done, cpu1 = _map(phase1, workers, progress, 0, total, cache, cache_file)
@@ -403,9 +358,14 @@ def build_tables(
                 wl, w, t, f, a = _point(bd, idx)
                 for k, radius in enumerate(BEND_RADII):
                     phase2.append(("bend", (clad, axis, idx, k), (clad, a, axis, wl, w, t, f, radius, guess)))
-                    if axis in HYBRID_AXES:  # the true (TE/TM-mixed) bend eigenmode, beside the decoupled one
-                        phase2.append(("bend", (clad, axis, idx, k, "hybrid"),
-                                       (clad, a, axis, wl, w, t, f, radius, guess, False)))
+    for clad in pair_clads:
+        for axis in BEND_PAIR_AXES:
+            for idx in _product(bp):
+                ref = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, True))]
+                wl, w, t, f, a = _point(bp, idx)
+                for k, radius in enumerate(BEND_RADII):
+                    phase2.append(("bendpair", (clad, axis, pair_shape, idx, k),
+                                   (clad, a, axis, wl, w, t, f, radius, ref[0].real if ref is not None else None)))
     res2, done, cpu2 = _map(phase2, workers, progress, done, total, cache, cache_file)
 
     arrays = {k: v for block in reused.values() for k, v in block.items()}
@@ -443,15 +403,39 @@ def build_tables(
                         b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
             for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
                 arrays[f"{clad}_bend_te_{axis}_{q}"] = b[j]
-            if axis in HYBRID_AXES:  # n_hybrid − n_decoupled of the bend eigenmode, and its λ-derivative
-                h = np.full((2, *shape), np.nan)
-                for idx in _product(bd):
+        if clad in BEND_PAIR_CLADDINGS and f"{clad}_bendpair" not in reused:
+            for axis in BEND_PAIR_AXES:
+                p = np.full((6, *pair_shape, len(BEND_RADII)), np.nan)
+                for idx in _product(bp):
                     for k in range(len(BEND_RADII)):
-                        r, rh = res2[("bend", (clad, axis, idx, k))], res2[("bend", (clad, axis, idx, k, "hybrid"))]
-                        if r is not None and rh is not None:
-                            h[(slice(None), *idx, k)] = [(rh[0] - r[0]).real, (rh[1] - r[1]).real]
-                arrays[f"{clad}_bend_te_{axis}_hybrid_dneff"] = h[0]
-                arrays[f"{clad}_bend_te_{axis}_hybrid_ddneff_dwl"] = h[1]
+                        r = res2[("bendpair", (clad, axis, pair_shape, idx, k))]
+                        if r is not None:
+                            p[(slice(None), *idx, k)] = r
+                for j, q in enumerate(("up", "dup_dwl", "lo", "dlo_dwl", "te", "dte_dwl")):
+                    arrays[f"{clad}_bendpair_{axis}_{q}"] = p[j]
+                b = np.full((2, *pair_shape), np.nan)
+                for idx in _product(bp):
+                    full, dec = (res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, d))]
+                                 for d in (False, True))
+                    if full is not None and dec is not None:
+                        b[(slice(None), *idx)] = [(full[0] - dec[0]).real, (full[1] - dec[1]).real]
+                arrays[f"{clad}_bendpair_{axis}_bias"], arrays[f"{clad}_bendpair_{axis}_dbias_dwl"] = b
+                m = np.zeros((2, *pair_shape))  # the detuning's mesh correction (see _pair_mesh_solves)
+                for idx in _product(bp):
+                    sol = {(pol, h): res1[("straight", (clad, pol, axis, "bendpair", pair_shape, idx, h))]
+                           for pol, h in _pair_mesh_solves(clad)}
+                    sol[("te", PAIR_MESH_STEPS[0])] = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx,
+                                                                          False))]
+                    if any(v is None for v in sol.values()):
+                        m[(slice(None), *idx)] = np.nan
+                        continue
+                    for pol, sign in (("te", 1.0), ("tm", -1.0)):
+                        if ("te", PAIR_MESH_STEPS[1]) not in sol and pol == "te":
+                            continue  # the cladding's straight TE table is a single solve at the default mesh
+                        (h1, h2), (n1, n2) = PAIR_MESH_STEPS, (sol[(pol, h)] for h in PAIR_MESH_STEPS)
+                        r = h1**2 / (h1**2 - h2**2)
+                        m[(slice(None), *idx)] += sign * r * np.array([(n2[0] - n1[0]).real, (n2[1] - n1[1]).real])
+                arrays[f"{clad}_bendpair_{axis}_mesh"], arrays[f"{clad}_bendpair_{axis}_dmesh_dwl"] = m
         if f"{clad}_coupler" in reused:
             continue
         shape = tuple(len(v) for v in cp.values())
@@ -474,7 +458,7 @@ def build_tables(
         "description": "TFLN ridge mode-solver tables for prismpic.pdk.dispersion",
         "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND, "coupler": COUPLER},
         **({"tm2_grid": STRAIGHT_TM2} if any(TM2_AXES.values()) else {}),
-        "tm2": "TM0/TE1 pair in the uncoupled basis (tables.tm2_elements): <cladding>_tm2_<axis>_{trace,detuning,"
+        "tm2": "TM0/TE1 pair in the uncoupled basis (table_jobs.tm2_elements): <cladding>_tm2_<axis>_{trace,detuning,"
                "coupling}; the TM-labelled n_eff is trace/2 + sign(detuning)·√(detuning² + 4 coupling²)/2",
         "cladding_grids": {c: {p: g for p, g in STRAIGHT[c].items() if g != STRAIGHT[CLADDINGS[0]][p]}
                            for c in CLADDINGS[1:]},
@@ -492,8 +476,12 @@ def build_tables(
         },
         "blocks": specs,
         "blocks_reused": sorted(reused),
-        "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift); bend_te_z_hybrid_*: "
-                      "the TE-like bend eigenmode without decoupling minus the decoupled one",
+        "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift)",
+        "bend_pair_grid": BEND_PAIR,
+        "bend_pair": "<cladding>_bendpair_<axis>_{up,lo,te} (+ d*_dwl): the two highest guided eigenvalues of the full "
+                     "bend solve and the decoupled TE one (table_jobs.bend_pair_job), per node and radius; _bias "
+                     "(+ _dbias_dwl): straight TE0 full minus decoupled, per node; _mesh (+ _dmesh_dwl): the detuning's "
+                     "mesh correction",
         "n_solves": len(phase1) + len(phase2),  # this build's, beside the blocks reused
         "n_solves_reused_from_cache": len(cache),
         "build_wall_s": round(wall, 1),

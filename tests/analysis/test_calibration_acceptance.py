@@ -23,6 +23,7 @@ The self-generated case: prismpic's own ``ring_add_drop_model`` (gaps 0.2/0.2 µ
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax.numpy as jnp
@@ -120,6 +121,25 @@ def nominal_indices() -> tuple[float, float]:
     return float(ring_physics.ring_ng(1.55, R)), float(ring_physics.ring_neff(1.55, R))
 
 
+@functools.cache
+def ng_reach() -> tuple[float, float]:
+    """(down, up): the relative n_g change of the nominal ring with every geometry prior of the calibration at 3σ on
+    the side that lowers (raises) n_g, summed over the priors (the dispersion model; first order in each)."""
+    from prismpic.analysis.calibration import ring_specs as cs
+    from prismpic.analysis.calibration.priors import ring_priors
+
+    dp = cs.design_params("add_drop", {})
+    pri = ring_priors(dp, None)
+    geo = {k: dp[k] for k in ("width", "film_thickness", "etch_depth", "sidewall_angle_deg")}
+    g0 = float(ring_physics.ring_ng(1.55, R, **geo))
+    down = up = 0.0
+    for k in geo:
+        moves = [float(ring_physics.ring_ng(1.55, R, **{**geo, k: pri[k].mean + s * pri[k].sigma})) / g0 - 1
+                 for s in (3.0, -3.0)]
+        down, up = down - min(min(moves), 0.0), up + max(max(moves), 0.0)
+    return down, up
+
+
 # id: kind, n_g / nominal, Q_L, regime, extinction (dB), drop share, instrument
 CASES = {
     "ad-nominal-q2e4-under": ("add_drop", 1.00, 2e4, "under", 15.0, 0.5, {}),
@@ -157,9 +177,12 @@ def test_textbook_spectra_are_fitted_within_the_acceptance(case):
     assert abs(s["extinction_db"] - tr["extinction_db"]) <= 1.0
     assert abs(s["resonance_nm"] - tr["resonance_nm"]) <= 0.005
     assert s["ng"] == pytest.approx(tr["ng"], rel=0.01)
-    # n_g 0.5 % (or more) off the nominal ring is beyond the process priors' reach (±0.1 % at 3σ): the correction
-    # says so; the nominal ring needs none
-    assert res.correction["applied"] == (abs(scale - 1) > 0.004)
+    # beyond the process priors' reach (every geometry prior at 3σ on the side that moves n_g that way) only the index
+    # correction reproduces n_g, and the result says so; the nominal ring needs none. In between (near the TE/TM
+    # crossing of the 0.6 µm film a thicker film raises n_g fast: +0.8 % at +3σ) either answer is the fit's to choose
+    lo, hi = ng_reach()
+    if scale == 1.0 or scale > 1 + hi or scale < 1 - lo:
+        assert res.correction["applied"] == (scale != 1.0)
     if res.correction["applied"]:
         assert res.correction["dng"] == pytest.approx(tr["ng"] - ng0, abs=0.01 * tr["ng"])
         assert any("effective-index correction" in n for n in res.notes)

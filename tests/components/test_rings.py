@@ -337,7 +337,7 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
     assert float(ring_physics.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
     # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
     for v in (50.0, -50.0):
-        shift = (resonance_wavelength(1.55, voltage_v=v) - lam) * 1e6
+        shift = (resonance_wavelength(lam, voltage_v=v) - lam) * 1e6  # the same order (lam may sit FSR/2 from 1.55)
         assert shift == pytest.approx(expect * v, rel=2e-3)
     assert ring_specs()["v_per_linewidth"] == pytest.approx(ring_specs()["fwhm_nm"] * 1e3 / expect, rel=2e-3)
 

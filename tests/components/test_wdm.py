@@ -90,7 +90,8 @@ def test_netlist_simulation_matches_the_cascade():
     a, b = circuit(wl=wl), wdm_demux_model(wl=wl)
     for key in a:
         ref = b.get(key, 0.0)
-        assert float(jnp.max(jnp.abs(a[key] - ref))) < 1e-12, key
+        # float64 round-off (1e-16) grown by the rings' resonant build-up (finesse ≈ 60) over the 8-ring cascade
+        assert float(jnp.max(jnp.abs(a[key] - ref))) < 1e-11, key
     assert set(b) <= set(a)
 
 

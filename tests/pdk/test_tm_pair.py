@@ -1,4 +1,4 @@
-"""The TM0/TE1 pair behind the TM n_eff of the compact model (``tables.tm2_elements``, ``dispersion``)."""
+"""The TM0/TE1 pair behind the TM n_eff of the compact model (``table_jobs.tm2_elements``, ``dispersion``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.pdk import dispersion
+from prismpic.pdk import dispersion, table_jobs
 from prismpic.pdk import tables as tb
 
 
@@ -24,7 +24,7 @@ def _modes_of(a_te1, b_tm0, g):
 
 @pytest.mark.parametrize("a_te1, b_tm0, g", [(1.84, 1.86, 0.008), (1.87, 1.86, 0.005), (1.80, 1.85, 0.01)])
 def test_pair_elements_recover_the_uncoupled_matrix(a_te1, b_tm0, g):
-    trace, detuning, coupling = tb.tm2_elements(_modes_of(a_te1, b_tm0, g))
+    trace, detuning, coupling = table_jobs.tm2_elements(_modes_of(a_te1, b_tm0, g))
     assert trace == pytest.approx(a_te1 + b_tm0, abs=1e-12)
     assert detuning == pytest.approx(b_tm0 - a_te1, abs=1e-12)
     assert coupling == pytest.approx(g, abs=1e-12)

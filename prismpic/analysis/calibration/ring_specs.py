@@ -142,6 +142,11 @@ def _start(kind, regime, design_p, priors, targets, sig, wl_nm) -> dict:
     if kind == "add_drop":
         p["gap_drop"] = p["gap"] if symmetric else gap_for_kappa2(p, wl_um, 1 - min(t2 / eta, 0.9999) ** 2)
     p["loss_db_per_cm"] = loss_for_a(p, wl_um, a)
+    return _start_record(p, priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
+
+
+def _start_record(p, priors, placed, wl_um, regime, symmetric, known, kind, line, whiten) -> dict:
+    """A regime's start vectors from the placed geometry ``p``, with its line-shape target and whitening."""
     vectors = start_vectors(p, priors, placed, wl_um)
     if not known:  # no resonance to place: the corrected stage keeps the geometry's own n_eff
         vc, m = vectors["corrected"]
@@ -159,13 +164,7 @@ def _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig,
     if known:
         whiten[0, 0] = targets["fsr_nm"] / (math.tau * sig["resonance_nm"])
     placed = place_geometry(design_p, priors, wl_nm, targets["fsr_nm"], 0.0, resonance=known)
-    p = dict(placed["p"])
-    vectors = start_vectors(p, priors, placed, wl_um)
-    if not known:
-        vc, m = vectors["corrected"]
-        vectors["corrected"] = (dict(vc, neff_ref=ring_indices(vc, REFERENCE_UM)[0]), m)
-    return {"regime": regime, "symmetric": symmetric, "vectors": vectors, "held": held_params(p, kind, symmetric),
-            "known": known, "target": line, "whiten": whiten}
+    return _start_record(dict(placed["p"]), priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
 
 
 def _errors(q: dict, targets: dict, sig: dict) -> dict[str, tuple[float, float]]:
