@@ -23,18 +23,13 @@ from prismpic.components.registry import devices
 from prismpic.pdk.activation import platform_parts
 
 
-def raw_cells() -> dict:
-    """Every registered cell function as its module defines it, by name: devices, electrical cells and circuits."""
+def cells() -> dict:
+    """Every registered cell, by name: devices, electrical cells and circuits (each a ``platform_cell``: it builds
+    under the prismpic platform PDK and restores the PDK that was active before)."""
     found = {name: d.cell for name, d in devices().items() if d.cell is not None}
     found.update(ELECTRICAL_CELLS)
     found.update({name: circ.cell for name, circ in circuits().items()})
     return found
-
-
-def cells() -> dict:
-    """Every registered cell, by name (each a ``platform_cell``: it builds under the prismpic platform PDK and
-    restores the PDK that was active before)."""
-    return raw_cells()
 
 
 def models() -> dict:

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from prismpic.circuits.registry import circuits
 from prismpic.cli import app
 from prismpic.cli.catalog import arg_docs, unit_from_name, unit_in
-from prismpic.pdk_registry import models, raw_cells
+from prismpic.pdk_registry import cells, models
 
 runner = CliRunner()
 
@@ -18,7 +18,7 @@ def test_list_names_every_registered_cell_model_and_circuit():
     res = runner.invoke(app, ["list", "--json"])
     assert res.exit_code == 0, res.output
     found = json.loads(res.stdout)
-    assert [r["name"] for r in found["cells"]] == list(raw_cells())
+    assert [r["name"] for r in found["cells"]] == list(cells())
     assert [r["name"] for r in found["models"]] == list(models())
     assert [r["name"] for r in found["circuits"]] == list(circuits())
     kinds = {r["name"]: r["kind"] for r in found["cells"]}

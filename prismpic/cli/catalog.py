@@ -90,10 +90,10 @@ def unit_from_name(name: str) -> str | None:
 @cache
 def glossary() -> dict[str, tuple[str, str]]:
     """(description, unit) of every parameter documented alone in some registered cell or model (unit "" if none)."""
-    from prismpic.pdk_registry import models, raw_cells
+    from prismpic.pdk_registry import cells, models
 
     found: dict[str, tuple[str, str]] = {}
-    for fn in [*raw_cells().values(), *models().values()]:
+    for fn in [*cells().values(), *models().values()]:
         shared = shared_entries(fn)
         for name, text in arg_docs(fn).items():
             unit = unit_in(text) or ""
@@ -159,12 +159,12 @@ def catalog(kind: str) -> list[dict]:
     from prismpic.circuits.registry import circuits
     from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
     from prismpic.components.registry import devices
-    from prismpic.pdk_registry import models, raw_cells
+    from prismpic.pdk_registry import cells, models
 
     if kind == "cells":
         circ, mods = circuits(), models()
         rows = []
-        for name, cell in raw_cells().items():
+        for name, cell in cells().items():
             what = "circuit" if name in circ else "electrical" if name in ELECTRICAL_CELLS else "device"
             rows.append({"name": name, "kind": what, "function": qualified(cell),
                          "model": qualified(mods.get(name)), "summary": summary(cell)})
@@ -187,14 +187,15 @@ def port_rows(component) -> list[dict]:
 
 def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
     """Everything ``info`` prints about the cell ``name`` built with ``settings``."""
+    from prismpic import pdk_registry
     from prismpic.checks import check_gds_extent
     from prismpic.circuits.registry import circuits
     from prismpic.cli.layout import check_lengths
     from prismpic.pdk import drc
     from prismpic.pdk.rules import RULES
-    from prismpic.pdk_registry import get_pdk, models, raw_cells
+    from prismpic.pdk_registry import get_pdk, models
 
-    cells = raw_cells()
+    cells = pdk_registry.cells()
     if name not in cells:
         raise ValueError(f"name = {name!r} is not a registered cell, model or circuit; choose from {sorted(cells)}")
     cell = cells[name]

@@ -144,13 +144,13 @@ def test_a_direct_cell_call_restores_the_users_pdk(generic_pdk):
     builds the prismpic geometry (the ring's bus at y = −(R + w + gap), the ring's own formula) and generic is
     active again afterwards."""
     from prismpic.components.rings import ring_all_pass
-    from prismpic.pdk_registry import raw_cells
+    from prismpic.pdk_registry import cells
 
     c = ring_all_pass(radius=20.0, gap=0.25)
     assert gf.get_active_pdk() is generic_pdk
     assert c.ports["o1"].center[1] == pytest.approx(-(20.0 + 1.4 + 0.25), abs=1e-3)
     assert drc(c) == []
-    unwrapped = [name for name, cell in raw_cells().items() if not getattr(cell, "platform_cell", False)]
+    unwrapped = [name for name, cell in cells().items() if not getattr(cell, "platform_cell", False)]
     assert not unwrapped, f"cells not defined under platform_cell: {unwrapped}"
 
 
