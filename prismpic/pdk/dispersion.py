@@ -181,21 +181,27 @@ def _straight_fit(t, name, axis, quantity, hermite):
     return _Fit(g, _to_coeffs(vals, range(vals.ndim)))
 
 
+def _kappa_fit(g, values, derivs):
+    """Interpolant over the grid ``g`` and κ = 1/R of node values at ``BEND_RADII`` (radius last) and their
+    λ-derivatives: a quadratic in κ through the three radii, cubic Hermite in λ (NaN nodes filled)."""
+    kap = 1.0 / np.asarray(BEND_RADII)
+    vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(kap) - 1))  # values → coefficients in κ
+    ck, dck = (np.einsum("jk,...k->...j", vk, _fill_nan(x)) for x in (values, derivs))
+    c = _hermite_wl(ck, dck, *g["wl"][:2])
+    return _Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),))
+
+
 def _bend_fits(t, axis):
     """TE bend shift n_bend − n_straight = κ² g(λ, geometry, κ), the loss law, and R_min per node."""
     g = t.grids["bend"]
     dn, ddn, im = (t.arrays[f"bend_te_{axis}_{q}"] for q in ("dneff", "ddneff_dwl", "imag"))
     radii = np.asarray(BEND_RADII)
     kap = 1.0 / radii
-    vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(radii) - 1))  # values → coefficients in κ
     ok = np.isfinite(dn)
     # smallest radius from which on every tabulated radius guides a mode
     good = np.cumprod(ok[..., ::-1], axis=-1)[..., ::-1].astype(bool)
     rmin = np.where(good.any(-1), radii[np.argmax(good, axis=-1)], np.inf)
-    gk = np.einsum("jk,...k->...j", vk, _fill_nan(dn / kap**2))
-    dgk = np.einsum("jk,...k->...j", vk, _fill_nan(ddn / kap**2))
-    c = _hermite_wl(gk, dgk, *g["wl"][:2])
-    shift = _Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),))
+    shift = _kappa_fit(g, dn / kap**2, ddn / kap**2)
     # loss: ln Im n = a + b R through the radii where the loss is above the PML noise
     shape = dn.shape[:-1]
     l10, slope = np.empty(shape), np.empty(shape)
@@ -294,9 +300,7 @@ def _bend_pair_fits(meta: dict, t: SimpleNamespace) -> dict:
     axes = [a for a in ("z", "y") if f"bendpair_{a}_up" in t.arrays]
     if not axes:
         return {}
-    radii = np.asarray(BEND_RADII)
-    kap = 1.0 / radii
-    vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(radii) - 1))
+    kap = 1.0 / np.asarray(BEND_RADII)
     out = {}
     for axis in axes:
         raw = [t.arrays[f"bendpair_{axis}_{q}"] for q in ("up", "dup_dwl", "lo", "dlo_dwl", "te", "dte_dwl")]
@@ -316,13 +320,8 @@ def _bend_pair_fits(meta: dict, t: SimpleNamespace) -> dict:
         # TE0's partner), each element takes its value at the nearest radius
         up, lo, te = raw[0], raw[2], raw[4]
         ok = (te <= up + _PAIR_BIAS) & (te >= lo - _PAIR_BIAS)
-        fits = []
-        for v, dv in ((d, dd), (g2 / kap**2, dg2 / kap**2)):
-            v, dv = _nearest_radius_fill(v, ok), _nearest_radius_fill(dv, ok)
-            ck, dck = (np.einsum("jk,...k->...j", vk, _fill_nan(x)) for x in (v, dv))
-            c = _hermite_wl(ck, dck, *g["wl"][:2])
-            fits.append(_Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),)))
-        out[axis] = tuple(fits)
+        out[axis] = tuple(_kappa_fit(g, _nearest_radius_fill(v, ok), _nearest_radius_fill(dv, ok))
+                          for v, dv in ((d, dd), (g2 / kap**2, dg2 / kap**2)))
     return out
 
 

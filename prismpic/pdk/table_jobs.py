@@ -11,26 +11,30 @@ import time
 import numpy as np
 
 
+def richardson(v1, v2, steps):
+    """Richardson extrapolation to zero mesh step of values at steps (h1, h2) with error ∝ h²:
+    v(0) = (h1² v(h2) − h2² v(h1)) / (h1² − h2²)."""
+    h1, h2 = steps
+    r = h1**2 / (h1**2 - h2**2)
+    return r * v2 - (r - 1) * v1
+
+
 def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
+    """The straight mode at the default mesh (``steps`` None), at one step ((h,)) or Richardson-extrapolated
+    from two ((h1, h2)): (n_eff, dn_eff/dλ, Γ, mode area, TE fraction), the last three at the finest step."""
     from prismpic.pdk import modesolver as ms
 
+    meshes = [None] if steps is None else [ms.Mesh(step=h) for h in steps]
     try:
-        if steps is not None and len(steps) == 1:  # one solve at that step
-            m = ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, ms.Mesh(step=steps[0]),
-                                 decouple_tm=decouple_tm)
-            return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
-        if steps is not None:  # Richardson: n(0) = (h1² n(h2) − h2² n(h1)) / (h1² − h2²), error ∝ h²
-            (h1, h2) = steps
-            m1, m = (ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, ms.Mesh(step=h), decouple_tm=decouple_tm)
-                     for h in (h1, h2))
-            r = h1**2 / (h1**2 - h2**2)
-            neff = r * m.neff - (r - 1) * m1.neff
-            dneff = r * m.dneff_dwl - (r - 1) * m1.dneff_dwl
-            return (neff, dneff, m.ln_overlap, m.mode_area_um2, m.te_fraction)
-        m = ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, None, decouple_tm=decouple_tm)
+        modes = [ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, mesh, decouple_tm=decouple_tm)
+                 for mesh in meshes]
     except RuntimeError:
         return None
-    return (m.neff, m.dneff_dwl, m.ln_overlap, m.mode_area_um2, m.te_fraction)
+    m = modes[-1]
+    neff, dneff = m.neff, m.dneff_dwl
+    if len(modes) == 2:
+        neff, dneff = (richardson(getattr(modes[0], q), getattr(m, q), steps) for q in ("neff", "dneff_dwl"))
+    return (neff, dneff, m.ln_overlap, m.mode_area_um2, m.te_fraction)
 
 
 def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
@@ -65,8 +69,7 @@ def _tm2_job(clad, angle, axis, wl, w, t, f, steps):
         e1, e2 = (np.array(tm2_elements(s, paired)) for s in sols)
     except RuntimeError:
         return None
-    r = h1**2 / (h1**2 - h2**2)
-    return tuple(float(v) for v in r * e2 - (r - 1) * e1)
+    return tuple(float(v) for v in richardson(e1, e2, steps))
 
 
 def _bend_job(clad, angle, axis, wl, w, t, f, radius, guess, decouple_tm=True):

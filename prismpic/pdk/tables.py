@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from prismpic.pdk.table_jobs import run_job
+from prismpic.pdk.table_jobs import richardson, run_job
 
 DATA_DIR = Path(__file__).parent / "data"
 TABLE_NAME = "dispersion_tables"
@@ -138,11 +138,17 @@ def grid_nodes(spec: dict) -> dict:
     return {k: axis_nodes(k, *v) for k, v in spec.items()}
 
 
+def _pair_mesh_terms(clad) -> list[tuple[str, float]]:
+    """(polarization, sign in the detuning n_TE − n_TM) of the bend pair's mesh correction: TM always, TE where the
+    cladding's straight TE table is extrapolated too (``STRAIGHT_STEPS``)."""
+    return [("tm", -1.0)] + ([("te", 1.0)] if STRAIGHT_STEPS[clad]["te"] is not None else [])
+
+
 def _pair_mesh_solves(clad) -> list[tuple[str, float]]:
     """(polarization, mesh step) of the straight solves behind the bend pair's mesh correction (the 30 nm TE0 is
     the bias solve's)."""
-    out = [("tm", PAIR_MESH_STEPS[0]), ("tm", PAIR_MESH_STEPS[1])]
-    return out + ([("te", PAIR_MESH_STEPS[1])] if STRAIGHT_STEPS[clad]["te"] is not None else [])
+    return [(pol, h) for pol, _ in _pair_mesh_terms(clad) for h in PAIR_MESH_STEPS
+            if (pol, h) != ("te", PAIR_MESH_STEPS[0])]
 
 
 # ----------------------------------------------------------------------------- cache (restartable builds)
@@ -331,8 +337,9 @@ def build_tables(
         for idx in _product(cp) if f"{clad}_coupler" not in reused else ():
             wl, gap, w, t, f, a = _point(cp, idx)
             phase1.append(("coupler", (clad, idx), (clad, a, wl, gap, w, t, f)))
-    for clad in BEND_PAIR_CLADDINGS:
-        for axis in BEND_PAIR_AXES if f"{clad}_bendpair" not in reused else ():
+    pair_clads = [c for c in BEND_PAIR_CLADDINGS if f"{c}_bendpair" not in reused]
+    for clad in pair_clads:
+        for axis in BEND_PAIR_AXES:
             for idx in _product(bp):
                 wl, w, t, f, a = _point(bp, idx)
                 for dec in (False, True):  # the decoupling's own bias of TE0, n_TE − n_TE,decoupled (straight)
@@ -342,7 +349,6 @@ def build_tables(
                     phase1.append(("straight", (clad, pol, axis, "bendpair", pair_shape, idx, step),
                                    (clad, a, axis, pol, wl, w, t, f, False, (step,))))
     bend_clads = [c for c in BEND_CLADDINGS if f"{c}_bend" not in reused]
-    pair_clads = [c for c in BEND_PAIR_CLADDINGS if f"{c}_bendpair" not in reused]
     n_bend = (len(bend_clads) * len(AXES) * len(_product(bd)) + len(pair_clads) * len(BEND_PAIR_AXES)
               * len(_product(bp))) * len(BEND_RADII)
     total = len(phase1) + n_bend
@@ -403,7 +409,7 @@ def build_tables(
                         b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
             for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
                 arrays[f"{clad}_bend_te_{axis}_{q}"] = b[j]
-        if clad in BEND_PAIR_CLADDINGS and f"{clad}_bendpair" not in reused:
+        if clad in pair_clads:
             for axis in BEND_PAIR_AXES:
                 p = np.full((6, *pair_shape, len(BEND_RADII)), np.nan)
                 for idx in _product(bp):
@@ -420,7 +426,7 @@ def build_tables(
                     if full is not None and dec is not None:
                         b[(slice(None), *idx)] = [(full[0] - dec[0]).real, (full[1] - dec[1]).real]
                 arrays[f"{clad}_bendpair_{axis}_bias"], arrays[f"{clad}_bendpair_{axis}_dbias_dwl"] = b
-                m = np.zeros((2, *pair_shape))  # the detuning's mesh correction (see _pair_mesh_solves)
+                m = np.zeros((2, *pair_shape))  # the detuning's mesh correction: Σ ± (n_extrapolated − n_30nm)
                 for idx in _product(bp):
                     sol = {(pol, h): res1[("straight", (clad, pol, axis, "bendpair", pair_shape, idx, h))]
                            for pol, h in _pair_mesh_solves(clad)}
@@ -429,12 +435,9 @@ def build_tables(
                     if any(v is None for v in sol.values()):
                         m[(slice(None), *idx)] = np.nan
                         continue
-                    for pol, sign in (("te", 1.0), ("tm", -1.0)):
-                        if ("te", PAIR_MESH_STEPS[1]) not in sol and pol == "te":
-                            continue  # the cladding's straight TE table is a single solve at the default mesh
-                        (h1, h2), (n1, n2) = PAIR_MESH_STEPS, (sol[(pol, h)] for h in PAIR_MESH_STEPS)
-                        r = h1**2 / (h1**2 - h2**2)
-                        m[(slice(None), *idx)] += sign * r * np.array([(n2[0] - n1[0]).real, (n2[1] - n1[1]).real])
+                    for pol, sign in _pair_mesh_terms(clad):
+                        coarse, fine = (np.array(sol[(pol, h)][:2]).real for h in PAIR_MESH_STEPS)
+                        m[(slice(None), *idx)] += sign * (richardson(coarse, fine, PAIR_MESH_STEPS) - coarse)
                 arrays[f"{clad}_bendpair_{axis}_mesh"], arrays[f"{clad}_bendpair_{axis}_dmesh_dwl"] = m
         if f"{clad}_coupler" in reused:
             continue
