@@ -143,7 +143,7 @@ def test_layout_gds_gets_the_umask_mode(tmp_path):
 
 def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     """The default --out is ./prismpic-tables, the package folder only with --install (the build is replaced by a
-    recorder: the real one takes an hour)."""
+    recorder: the real one takes about 75 minutes)."""
     from pathlib import Path
 
     from prismpic.pdk import tables as tb

@@ -21,13 +21,16 @@ def richardson(v1, v2, steps):
 
 def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
     """The straight mode at the default mesh (``steps`` None), at one step ((h,)) or Richardson-extrapolated
-    from two ((h1, h2)): (n_eff, dn_eff/dλ, Γ, mode area, TE fraction), the last three at the finest step."""
+    from two ((h1, h2)): (n_eff, dn_eff/dλ, Γ, mode area, TE fraction), the last three at the finest step. The
+    fine solve searches near the coarse mode (``modesolver.straight_mode(near=...)``)."""
     from prismpic.pdk import modesolver as ms
 
     meshes = [None] if steps is None else [ms.Mesh(step=h) for h in steps]
+    modes = []
     try:
-        modes = [ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, mesh, decouple_tm=decouple_tm)
-                 for mesh in meshes]
+        for mesh in meshes:
+            modes.append(ms.straight_mode(wl, w, t, f * t, pol, axis, clad, angle, mesh, decouple_tm,
+                                          modes[-1] if modes else None))
     except RuntimeError:
         return None
     m = modes[-1]
@@ -57,13 +60,24 @@ def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
     return up.neff.real + lo.neff.real, (1 - 2 * c2) * dn, float(np.sqrt(c2 * (1 - c2))) * dn
 
 
+def _guided_labels(modes):
+    """TE-like (True) or not, of the guided modes (confinement > 0.2), highest first."""
+    return [m.te_fraction > 0.5 for m in modes if m.confinement > 0.2]
+
+
 def _tm2_job(clad, angle, axis, wl, w, t, f, steps):
     from prismpic.pdk import modesolver as ms
 
     try:
-        (h1, h2) = steps
-        sols = [ms.solve_modes(wl, w, t, f * t, np.inf, axis, clad, angle, None, "pmc", 3, ms.Mesh(step=h))
-                for h in (h1, h2)]
+        geo = (wl, w, t, f * t, np.inf, axis, clad, angle, None, "pmc")
+        coarse = ms.solve_modes(*geo, 3, ms.Mesh(step=steps[0]))
+        # the fine solve searches for the pair just above the coarse one (``modesolver.GUESS_MARGIN``); the three
+        # highest modes as at the coarse step where its guided modes are not the coarse ones' (number or labels)
+        guess = max(m.neff.real for m in coarse) + ms.GUESS_MARGIN if coarse else None
+        fine = ms.solve_modes(*geo, 2, ms.Mesh(step=steps[1]), guess, ncv=8) if guess else []
+        if _guided_labels(fine) != _guided_labels(coarse)[:2]:
+            fine = ms.solve_modes(*geo, 3, ms.Mesh(step=steps[1]), guess)
+        sols = [coarse, fine]
         # the same pair at both steps (TE1 near its cutoff can be guided at one step only): else TM0 alone at both
         paired = all(sum(m.confinement > 0.2 for m in s) >= 2 for s in sols)
         e1, e2 = (np.array(tm2_elements(s, paired)) for s in sols)

@@ -2,9 +2,10 @@
 
 ``build_tables()`` solves the TFLN ridge (``prismpic.pdk.modesolver``) on tensor grids of
 Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_tables.json``
-(grids, solver settings, date, versions) into the package data folder. A full regeneration is ≈ 17,000 solves,
-≈ 10,500 s of solver CPU (≈ 90 min on two cores; per block as measured: air-clad TE 3,100 s, the TM0/TE1 pairs
-2,950 s, the bend TE0/TM0 pairs 2,050 s and their straight references 980 s, each cladding's bends 460 s):
+(grids, solver settings, date, versions) into the package data folder. A full regeneration is 17,004 node jobs:
+8,724 s of solver CPU, 74.5 min wall on two cores (``prismpic tables --no-reuse``, measured). Straight solves ask
+for one eigenpair first and the fine step of a Richardson pair searches next to the coarse mode
+(``modesolver.straight_mode``): 0.5–0.7 × the CPU of the plain search, same results (``benchmarks/bench_table_jobs.py``):
 
 - straight TE (crystal_axis z and y): λ × 1/width × film × etch fraction; every solve also
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic

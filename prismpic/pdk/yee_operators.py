@@ -97,8 +97,9 @@ def nested_dissection_order(nx: int, ny: int, reach: int = 2, leaf: int = 48) ->
     return np.concatenate(out)
 
 
-def eigs_near(a, sigma: complex, k: int, nx: int, ny: int):
-    """k eigenpairs of ``a`` nearest ``sigma`` by shift-invert Arnoldi with an ND-ordered LU."""
+def eigs_near(a, sigma: complex, k: int, nx: int, ny: int, ncv: int | None = None):
+    """k eigenpairs of ``a`` nearest ``sigma`` by shift-invert Arnoldi with an ND-ordered LU (``ncv`` Arnoldi
+    vectors; None: ARPACK's default, max(2k + 1, 20))."""
     n = nx * ny
     nodes = nested_dissection_order(nx, ny)
     perm = np.concatenate([nodes[:, None], nodes[:, None] + n], axis=1).ravel()  # Ex, Ey of a node together
@@ -111,5 +112,5 @@ def eigs_near(a, sigma: complex, k: int, nx: int, ny: int):
         return lu.solve(np.asarray(v, dtype=complex)[perm])[inv]
 
     op = spla.LinearOperator(a.shape, matvec=solve, dtype=complex)
-    vals, vecs = spla.eigs(a, k=k, sigma=sigma, OPinv=op, which="LM", tol=1e-10)
+    vals, vecs = spla.eigs(a, k=k, sigma=sigma, OPinv=op, which="LM", tol=1e-10, ncv=ncv)
     return vals, vecs
