@@ -378,8 +378,24 @@ def ring_params(kind: str, params: dict) -> dict:
     return full
 
 
-def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
-    """Resonance wavelength (µm) nearest ``wl0``: θ(λ) = 2πm solved by Newton's method.
+def _round_trip_phase(p: dict):
+    """θ(λ) (rad) of the ring with the accepted parameters ``p``."""
+    def theta(wl):
+        return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
+                                     p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
+                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **_wall(p),
+                                     dneff=p["dneff"], dng=p["dng"])[1])
+    return theta
+
+
+def resonance_order(wl0=1.55, kind: str = "add_drop", **params) -> int:
+    """Longitudinal order m (θ = 2πm) of the resonance nearest ``wl0`` (µm)."""
+    return round(_round_trip_phase(ring_params(kind, params))(wl0) / (2 * math.pi))
+
+
+def resonance_wavelength(wl0=1.55, kind: str = "add_drop", order: int | None = None, **params) -> float:
+    """Resonance wavelength (µm) of order ``order`` (default: the one nearest ``wl0``): θ(λ) = 2πm solved by
+    Newton's method from ``wl0``.
 
     The slope is dθ/dλ = −2πL n_g/λ² (n_g = n − λ dn/dλ), exact for the unperturbed ring;
     with voltage or temperature the iteration still converges (linearly, rate ~ |Δn_g|/n_g).
@@ -387,14 +403,8 @@ def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
     p = ring_params(kind, params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
     wall = _wall(p)
-
-    def theta(wl):
-        return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                     p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall,
-                                     dneff=p["dneff"], dng=p["dng"])[1])
-
-    m = round(theta(wl0) / (2 * math.pi))
+    theta = _round_trip_phase(p)
+    m = order if order is not None else round(theta(wl0) / (2 * math.pi))
     wl = float(wl0)
     length = 2 * math.pi * p["radius"]
     for _ in range(50):
@@ -406,8 +416,9 @@ def resonance_wavelength(wl0=1.55, kind: str = "add_drop", **params) -> float:
     return wl
 
 
-def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
-    """Specs of a ring (outputs of its geometry and physics), at the resonance nearest ``wl0``.
+def ring_specs(wl0=1.55, kind: str = "add_drop", order: int | None = None, **params) -> dict[str, float]:
+    """Specs of a ring (outputs of its geometry and physics), at the resonance of order ``order`` (default: the
+    one nearest ``wl0``; ``resonance_order``).
 
     Formulas (Bogaerts et al., Laser Photon. Rev. 6, 47 (2012), eqs. (5)–(9)), with t_i, κ_i
     carrying the coupler excess loss and a the round-trip amplitude:
@@ -421,6 +432,7 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     Args:
         wl0: wavelength (µm) near which the resonance is taken.
         kind: "add_drop" or "all_pass".
+        order: longitudinal order of the resonance (to follow one resonance as the ring changes).
         **params: model parameters (geometry and physics) of that ring.
 
     Returns:
@@ -431,7 +443,7 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", **params) -> dict[str, float]:
     p = ring_params(kind, params)
     model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
     model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
-    lam = resonance_wavelength(wl0, kind, **params)
+    lam = resonance_wavelength(wl0, kind, order, **params)
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
     wall = _wall(p)
     ng = float(ring_ng(lam, *geo, **wall)) + float(p["dng"])

@@ -76,3 +76,9 @@ def test_ring_spread_corners_move_the_specs_the_physical_way():
     # the all-pass critical gap, as drawn, moves opposite to the gap bias by exactly the bias
     bias = 3 * DEFAULT_PROCESS.gap_bias.sigma
     assert c["gap_bias+3s"]["critical_gap_um"] == pytest.approx(r["nominal"]["critical_gap_um"] - bias, abs=1e-6)
+    # one resonance followed over the process: every corner's is of the nominal's order (θ = 2πm); a thicker film
+    # raises n_eff and moves it to the red, a thinner one to the blue
+    for name, values in DEFAULT_PROCESS.corners().items():
+        ring = apply(r["design"], values, rings.ring_params("add_drop", {}))
+        assert rings.resonance_order(c[name]["resonance_nm"] * 1e-3, **ring) == r["order"], name
+    assert c["film_thickness+3s"]["resonance_nm"] > r["nominal"]["resonance_nm"] > c["film_thickness-3s"]["resonance_nm"]
