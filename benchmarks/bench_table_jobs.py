@@ -6,9 +6,9 @@ The build (``prismpic.pdk.tables``) spends its time in shift-invert Arnoldi step
 Richardson pair now searches from just above the coarse solve's mode (``modesolver.GUESS_MARGIN``), and every
 straight solve asks for one eigenpair first (three only where that one is not the wanted mode); before, every
 search asked for three from above the slab index. (A coupler's supermodes the same way: 0.88–1.15 × at four seeds,
-not kept.) Per block this prints the CPU time of both paths at the same nodes (same process, alternating), their ratio, and the
-largest difference of any returned number (they find the same modes: round-off of the eigensolver's 1e-10
-tolerance).
+not kept.) Per block this prints the CPU time of both paths at the same nodes (same process, alternating), their
+ratio, and the largest difference of any returned number (they find the same modes: round-off of the eigensolver's
+1e-10 tolerance).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from prismpic.pdk import tables  # noqa: E402
 def _unguided_straight(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
     sym = "pec" if pol == "te" else "pmc"
     modes = [_highest([m for m in ms.solve_modes(wl, w, t, f * t, math.inf, axis, clad, angle, None, sym, 3,
-                                                 ms.Mesh(step=h)) if m.confinement > 0.2], pol) for h in steps]
+                                                 ms.Mesh(step=h), decouple_tm=decouple_tm) if m.confinement > 0.2], pol)
+             for h in steps]
     n, dn = (tj.richardson(getattr(modes[0], q), getattr(modes[1], q), steps) for q in ("neff", "dneff_dwl"))
     m = modes[-1]
     return (n, dn, m.ln_overlap, m.mode_area_um2, m.te_fraction)

@@ -53,7 +53,8 @@ from prismpic.pdk.ridge_geometry import Mesh, Ridge, axis_nodes
 from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.yee_operators import cell_average, diff_ops, eigs_near, ln_fraction
 
-GUESS_MARGIN = 0.005  # a search next to a coarser mesh's mode starts this far above it (refinement moves n_eff ≲ 1e-3)
+# a search next to a coarser mesh's mode starts this far above it (mesh refinement moves n_eff by ≲ 1e-3)
+GUESS_MARGIN = 0.005
 
 # ----------------------------------------------------------------------------- results
 

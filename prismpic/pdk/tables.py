@@ -5,7 +5,8 @@ Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_
 (grids, solver settings, date, versions) into the package data folder. A full regeneration is 17,004 node jobs:
 8,724 s of solver CPU, 74.5 min wall on two cores (``prismpic tables --no-reuse``, measured). Straight solves ask
 for one eigenpair first and the fine step of a Richardson pair searches next to the coarse mode
-(``modesolver.straight_mode``): 0.5–0.7 × the CPU of the plain search, same results (``benchmarks/bench_table_jobs.py``):
+(``modesolver.straight_mode``): 0.5–0.7 × the CPU of the plain search, same results
+(``benchmarks/bench_table_jobs.py``):
 
 - straight TE (crystal_axis z and y): λ × 1/width × film × etch fraction; every solve also
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic

@@ -93,7 +93,7 @@ def te0_neff(wl: float, width: float, film_thickness: float, etch_depth: float, 
     def b_form(e_t, e_z, v_t, v_z, w):
         return -dot(e_t, v_t) / k0**2
 
-    am, bm = a_form.assemble(basis, ex=ex, ey=ey, ez=ez), b_form.assemble(basis, ex=ex, ey=ey, ez=ez)
+    am, bm = a_form.assemble(basis, ex=ex, ey=ey, ez=ez), b_form.assemble(basis)
     # electric walls everywhere on the boundary: x = 0 (TE0 family), the outer sides, the top and the bottom
     inner = basis.complement_dofs(basis.get_dofs())
     am, bm = (-m[inner][:, inner] for m in (am, bm))

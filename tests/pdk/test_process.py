@@ -81,4 +81,5 @@ def test_ring_spread_corners_move_the_specs_the_physical_way():
     for name, values in DEFAULT_PROCESS.corners().items():
         ring = apply(r["design"], values, rings.ring_params("add_drop", {}))
         assert rings.resonance_order(c[name]["resonance_nm"] * 1e-3, **ring) == r["order"], name
-    assert c["film_thickness+3s"]["resonance_nm"] > r["nominal"]["resonance_nm"] > c["film_thickness-3s"]["resonance_nm"]
+    lam = {name: c[name]["resonance_nm"] for name in ("film_thickness-3s", "nominal", "film_thickness+3s")}
+    assert lam["film_thickness+3s"] > lam["nominal"] > lam["film_thickness-3s"], lam
