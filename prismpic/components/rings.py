@@ -41,7 +41,7 @@ import klayout.db as kdb
 import numpy as np
 import sax
 
-from prismpic.checks import check_choice, check_range
+from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
@@ -66,6 +66,7 @@ from prismpic.components.ring_physics import (
     thermo_optic_dneff_dt,
 )
 from prismpic.components.waveguides import straight
+from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER
@@ -404,7 +405,12 @@ def resonance_wavelength(wl0=1.55, kind: str = "add_drop", order: int | None = N
     geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
     wall = _wall(p)
     theta = _round_trip_phase(p)
-    m = order if order is not None else round(theta(wl0) / (2 * math.pi))
+    if order is None:
+        m = round(theta(wl0) / (2 * math.pi))
+    else:  # the orders whose resonance lies inside the tabulated band
+        lo, hi = dispersion.domain()["te"]["wl"]
+        m = check_number("order", order, integer=True)
+        check_range("order", m, math.ceil(theta(hi) / (2 * math.pi)), math.floor(theta(lo) / (2 * math.pi)))
     wl = float(wl0)
     length = 2 * math.pi * p["radius"]
     for _ in range(50):

@@ -20,6 +20,7 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics
 from prismpic.components.rings import (
     critical_gap,
+    resonance_order,
     resonance_wavelength,
     ring_add_drop,
     ring_add_drop_model,
@@ -172,6 +173,20 @@ def test_fsr_from_spectrum_equals_lambda2_over_ng_l():
     fsr = fine[1] - fine[0]
     ng = ring_index(math.sqrt(fine[0] * fine[1]), group=True)
     assert fsr == pytest.approx(fine[0] * fine[1] / (ng * 2 * np.pi * R), rel=2e-4)
+
+
+def test_resonance_orders_are_one_fsr_apart():
+    # θ = 2πm: the resonances of orders m and m + 1 (m the one nearest 1.55 µm) lie λ²/(n_g L) apart
+    lam = resonance_wavelength(1.55)
+    m = resonance_order(1.55)
+    assert resonance_wavelength(1.55, order=m) == pytest.approx(lam, abs=1e-12)
+    blue = resonance_wavelength(1.55, order=m + 1)
+    ng = ring_index(math.sqrt(lam * blue), group=True)
+    assert lam - blue == pytest.approx(lam * blue / (ng * 2 * np.pi * R), rel=2e-4)
+    with pytest.raises(ValueError, match=r"order = 10000 is outside the valid range \[\d+, \d+\]"):
+        resonance_wavelength(1.55, order=10_000)
+    with pytest.raises(ValueError, match="order = 2.5 must be an integer"):
+        ring_specs(order=2.5)
 
 
 @pytest.mark.parametrize("gap1, gap2", [(GAP, GAP), (0.25, 0.35)])
