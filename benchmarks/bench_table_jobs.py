@@ -2,13 +2,15 @@
 
 Run: python benchmarks/bench_table_jobs.py [--per-block 8] [--seed 0]
 
-The build (``prismpic.pdk.tables``) spends its time in shift-invert Arnoldi steps. The fine solve of a
-Richardson pair now searches from just above the coarse solve's mode (``modesolver.GUESS_MARGIN``), and every
-straight solve asks for one eigenpair first (three only where that one is not the wanted mode); before, every
-search asked for three from above the slab index. (A coupler's supermodes the same way: 0.88–1.15 × at four seeds,
-not kept.) Per block this prints the CPU time of both paths at the same nodes (same process, alternating), their
-ratio, and the largest difference of any returned number (they find the same modes: round-off of the eigensolver's
-1e-10 tolerance).
+The build (``prismpic.pdk.tables``) spends its time in shift-invert Arnoldi steps, whose number falls steeply as
+the shift nears the wanted eigenvalue. Guided searches: the fine solve of a Richardson pair starts from just above
+the coarse solve's mode (``modesolver.GUESS_MARGIN``) and every straight solve asks for one eigenpair first (three
+only where that one is not the wanted mode); a coupler's gaps are solved from the widest down, each at the
+supermodes predicted from the wider ones (``table_jobs.supermode_guesses``); a bend's radii from the largest down,
+the decoupled TE mode at the index predicted from the larger radii (``table_jobs.bend_guess``). Unguided: every
+search asks for three (bends: six) eigenpairs from above the slab index (bends: at the straight index). Per block
+this prints the CPU time of both paths at the same nodes (same process), their ratio, and the largest difference of
+any returned number (they find the same modes: round-off of the eigensolver's 1e-10 tolerance).
 """
 
 from __future__ import annotations
@@ -72,12 +74,71 @@ def _blocks(rng, per_block):
                                for wl, w, t, f, a in nodes(tables.STRAIGHT_TM2)]
     out["SiO2 TE (30 nm)"] = [(("straight", ("sio2", a, "z", "te", wl, w, t, f)), _unguided_single)
                               for wl, w, t, f, a in nodes(tables.STRAIGHT_TE)]
+    gaps = [float(g) for g in tables.grid_nodes(tables.COUPLER)["gap"]]
+    lines = {k: v for k, v in tables.COUPLER.items() if k != "gap"}
+    out["coupler (4 gaps)"] = [(("coupler", (c, a, wl, gaps, w, t, f)), _unguided_coupler)
+                               for c, (wl, w, t, f, a) in zip(("sio2", "air") * per_block, nodes(lines), strict=False)]
+    radii = list(tables.BEND_RADII)
+    for name, kind, spec, axis, baseline in (("bend, y (3 radii)", "bend", tables.BEND, "y", _unguided_bend),
+                                             ("bend pair, z (3 radii)", "bendpair", tables.BEND_PAIR, "z",
+                                              _unguided_pair)):
+        out[name] = []
+        for c, (wl, w, t, f, a) in zip(("sio2", "air") * per_block, nodes(spec), strict=False):
+            ref = tj.run_job(("straight", None, (c, a, axis, "te", wl, w, t, f, True)))[2]
+            out[name].append(((kind, (c, a, axis, wl, w, t, f, radii, None if ref is None else ref[0].real)),
+                              baseline))
+    return out
+
+
+def _unguided_coupler(clad, angle, wl, gaps, w, t, f):
+    out = []
+    for gap in gaps:
+        args = (wl, w, t, f * t, math.inf, "z", clad, angle, gap)
+        try:
+            e, o = (_highest(ms.solve_modes(*args, symmetry=s), "te") for s in ("pec", "pmc"))
+        except RuntimeError:
+            out.append(None)
+            continue
+        out.append((e.neff.real, o.neff.real, e.dneff_dwl.real, o.dneff_dwl.real))
+    return out
+
+
+def _unguided_te_bend(clad, angle, axis, wl, w, t, f, radius, straight):
+    return ms.bend_modes(wl, w, t, f * t, radius, axis, clad, angle, None, straight, decouple_tm=True)["te"]
+
+
+def _unguided_bend(clad, angle, axis, wl, w, t, f, radii, straight):
+    out = []
+    for radius in radii:
+        try:
+            m = _unguided_te_bend(clad, angle, axis, wl, w, t, f, radius, straight)
+        except (RuntimeError, KeyError):
+            m = None
+        out.append(None if m is None else (m.neff, m.dneff_dwl))
+    return out
+
+
+def _unguided_pair(clad, angle, axis, wl, w, t, f, radii, straight):
+    out = []
+    for radius in radii:
+        try:
+            full = ms.bend_modes(wl, w, t, f * t, radius, axis, clad, angle, None, straight)["modes"]
+            te = _unguided_te_bend(clad, angle, axis, wl, w, t, f, radius, straight)
+        except (RuntimeError, KeyError):
+            out.append(None)
+            continue
+        full = sorted(full, key=lambda m: -m.neff.real)
+        lo = (full[1].neff.real, full[1].dneff_dwl.real) if len(full) > 1 else (te.neff.real - 0.1,
+                                                                                 te.dneff_dwl.real)
+        out.append((full[0].neff.real, full[0].dneff_dwl.real, *lo, te.neff.real, te.dneff_dwl.real, te.neff.imag))
     return out
 
 
 def _diff(a, b):
     if a is None or b is None:
         return 0.0 if a is None and b is None else math.inf
+    if isinstance(a, list):  # one result per gap or radius
+        return max(_diff(x, y) for x, y in zip(a, b, strict=True))
     return max(abs(complex(x) - complex(y)) for x, y in zip(a, b, strict=True))
 
 

@@ -357,7 +357,7 @@ def _at_nodes(a, axis):
     return b
 
 
-def _pick(modes: list[Mode], polarization: str) -> Mode:
+def fundamental(modes: list[Mode], polarization: str) -> Mode:
     """The highest mode of the wanted polarisation (TE: te_fraction > 0.5)."""
     want_te = polarization == "te"
     for m in modes:
@@ -380,7 +380,7 @@ def straight_mode(wl, width, film_thickness, etch_depth, polarization, crystal_a
             and (near is None or abs(m.neff.real - near.neff.real) < GUESS_MARGIN)):
         return m
     modes = solve_modes(*geo, 3, mesh, guess, decouple_tm=decouple_tm)
-    return _pick([m for m in modes if m.confinement > 0.2], polarization)
+    return fundamental([m for m in modes if m.confinement > 0.2], polarization)
 
 
 def bend_modes(
@@ -426,7 +426,7 @@ def bend_modes(
     out = {"modes": modes}
     for pol in ("te", "tm"):
         try:
-            out[pol] = _pick(modes, pol)
+            out[pol] = fundamental(modes, pol)
         except RuntimeError:
             pass
     if "te" not in out and "tm" not in out:
@@ -528,30 +528,6 @@ def eo_overlap(mode: Mode) -> float:
     "z"; for "y" the same integral is n_o-weighted and is not an r33 overlap).
     """
     return mode.ln_overlap
-
-
-def coupled_modes(
-    wl: float = 1.55,
-    gap: float = 0.25,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
-    crystal_axis: str = "z",
-    cladding: str = CLADDING,
-    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
-    mesh: Mesh | None = None,
-) -> tuple[Mode, Mode]:
-    """Even and odd TE supermodes of two identical ridges at top-edge gap ``gap`` (µm)."""
-    args = (wl, width, film_thickness, etch_depth, math.inf, crystal_axis, cladding, sidewall_angle_deg, gap)
-    even = _pick(solve_modes(*args, symmetry="pec", mesh=mesh), "te")
-    odd = _pick(solve_modes(*args, symmetry="pmc", mesh=mesh), "te")
-    return even, odd
-
-
-def coupling_per_um(wl: float = 1.55, gap: float = 0.25, **kwargs) -> float:
-    """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two identical parallel ridges (TE)."""
-    even, odd = coupled_modes(wl, gap, **kwargs)
-    return math.pi * (even.neff.real - odd.neff.real) / wl
 
 
 def solve_ridge_summary(

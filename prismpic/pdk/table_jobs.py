@@ -6,6 +6,7 @@ build can cache it (``tables``: restartable builds) and run it in a spawned proc
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -86,55 +87,143 @@ def _tm2_job(clad, angle, axis, wl, w, t, f, steps):
     return tuple(float(v) for v in richardson(e1, e2, steps))
 
 
-def _bend_job(clad, angle, axis, wl, w, t, f, radius, guess, decouple_tm=True):
+def _bend_te_mode(wl, width, film_thickness, etch_depth, radius, crystal_axis, cladding, sidewall_angle_deg, mesh,
+                  straight_neff: float, guess: float | None = None, decouple_tm: bool = True):
+    """``modesolver.bend_modes(..., neff_guess=straight_neff, decouple_tm=decouple_tm)["te"]``. With ``guess`` (a predicted
+    bend index, e.g. from larger radii) the one eigenpair nearest it first, taken if it is a guided TE-like mode
+    within max(0.01, ½|guess − straight_neff|) of it (the bend shift's prediction error): a third of the Arnoldi
+    steps, the same mode (``benchmarks/bench_table_jobs.py``)."""
     from prismpic.pdk import modesolver as ms
 
-    try:
-        m = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle,
-                          neff_guess=guess, decouple_tm=decouple_tm)["te"]
-    except (RuntimeError, KeyError):
-        return None
-    return (m.neff, m.dneff_dwl)
+    geo = (wl, width, film_thickness, etch_depth, radius, crystal_axis, cladding, sidewall_angle_deg, None, None)
+    if guess is not None:
+        window = max(0.01, 0.5 * abs(guess - straight_neff))
+        found = [m for m in ms.solve_modes(*geo, 1, mesh, guess, 0, decouple_tm=decouple_tm, ncv=6)
+                 if m.te_fraction > 0.5 and abs(m.neff.real - guess) < window]
+        if found:
+            return found[0]
+    b = ms.bend_modes(wl, width, film_thickness, etch_depth, radius, crystal_axis, cladding, sidewall_angle_deg, mesh,
+                      straight_neff, decouple_tm)
+    if "te" not in b:
+        raise RuntimeError(f"no guided TE bend mode at radius = {radius} µm")
+    return b["te"]
 
 
-def bend_pair_job(clad, angle, axis, wl, w, t, f, radius, guess):
-    """(n₊, dn₊/dλ, n₋, dn₋/dλ, n_TE, dn_TE/dλ) of one bend: the two highest guided eigenmodes of the full solve
-    and the TE-like one of the decoupled solve (``modesolver.bend_modes(decouple_tm=True)``), whose TM is moved
-    away. In the pair's 2×2 [[n_TE, g], [g, n_TM]] the eigenvalues are n₊ and n₋, so n_TM = n₊ + n₋ − n_TE and
-    g² = (n₊ − n_TE)(n_TE − n₋). With one guided mode: n₋ = n_TE − 0.1 (uncoupled). None if no TE mode.
-    ``guess``: the decoupled straight TE0 index, to centre the search on (None: no straight mode, no result)."""
+def bend_guess(straight: float, radii: list[float], done: list[float]) -> float:
+    """Predicted TE bend index at the next, smaller radius of ``radii`` (µm, descending) from the straight index and
+    the bend indices ``done`` at the radii before it: the shift n_bend − n_straight as a power of 1/R through the last
+    two (at first ∝ 1/R^1.75, the outward displacement's ∝ 1/R² softened as the mode nears the outer wall)."""
+    if not done:
+        return straight + 0.005
+    s1, r1, r = done[-1] - straight, radii[len(done) - 1], radii[len(done)]
+    p = 1.75
+    if len(done) >= 2:
+        s0, r0 = done[-2] - straight, radii[len(done) - 2]
+        p = math.log(s1 / s0) / math.log(r0 / r1) if s1 > s0 > 0 else p
+    return straight + max(s1, 0.0) * (r1 / r) ** p
+
+
+def _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight):
+    """{radius: decoupled TE bend Mode or None}, solved from the largest radius down (``bend_guess``)."""
+
+    order = sorted(radii, reverse=True)
+    out, done = {}, []
+    for radius in order:
+        guess = bend_guess(straight, order, done) if len(done) == order.index(radius) else None
+        try:
+            m = _bend_te_mode(wl, w, t, f * t, radius, axis, clad, angle, None, straight, guess)
+        except (RuntimeError, KeyError):
+            out[radius] = None
+            continue
+        done.append(m.neff.real)
+        out[radius] = m
+    return out
+
+
+def bend_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
+    """[(n_eff, dn_eff/dλ) or None] of the decoupled TE bend mode at each radius (µm); ``straight``: the decoupled
+    straight TE0 index (None: no straight mode, no result)."""
+    if straight is None:
+        return [None] * len(radii)
+    modes = _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight)
+    return [None if modes[r] is None else (modes[r].neff, modes[r].dneff_dwl) for r in radii]
+
+
+def bend_pair_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
+    """[(n₊, dn₊/dλ, n₋, dn₋/dλ, n_TE, dn_TE/dλ, Im n_TE) or None] of one bend at each radius (µm): the two highest
+    guided eigenmodes of the full solve and the TE-like one of the decoupled solve (``_bend_te_line``), whose TM is
+    moved away. In the pair's 2×2 [[n_TE, g], [g, n_TM]] the eigenvalues are n₊ and n₋, so n_TM = n₊ + n₋ − n_TE
+    and g² = (n₊ − n_TE)(n_TE − n₋). With one guided mode: n₋ = n_TE − 0.1 (uncoupled). None if no TE mode.
+    ``straight``: the decoupled straight TE0 index, to centre the full search on (None: no result)."""
     from prismpic.pdk import modesolver as ms
 
-    if guess is None:
-        return None
-    try:
-        geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle, neff_guess=guess)
-        full = ms.bend_modes(wl, w, t, f * t, radius, **geo)["modes"]
-        te = ms.bend_modes(wl, w, t, f * t, radius, decouple_tm=True, **geo)["te"]
-    except (RuntimeError, KeyError):
-        return None
-    a, da = te.neff.real, te.dneff_dwl.real
-    full = sorted(full, key=lambda m: -m.neff.real)
-    if len(full) < 2:
-        return (full[0].neff.real, full[0].dneff_dwl.real, a - 0.1, da, a, da) if full else None
-    up, lo = full[0], full[1]
-    return (up.neff.real, up.dneff_dwl.real, lo.neff.real, lo.dneff_dwl.real, a, da)
+    if straight is None:
+        return [None] * len(radii)
+    tes = _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight)
+    out = []
+    for radius in radii:
+        te = tes[radius]
+        try:
+            full = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle,
+                                 neff_guess=straight)["modes"] if te is not None else []
+        except (RuntimeError, KeyError):
+            full = []
+        if not full:
+            out.append(None)
+            continue
+        a, da = te.neff.real, te.dneff_dwl.real
+        full = sorted(full, key=lambda m: -m.neff.real)
+        up = full[0]
+        lo = (full[1].neff.real, full[1].dneff_dwl.real) if len(full) > 1 else (a - 0.1, da)
+        out.append((up.neff.real, up.dneff_dwl.real, *lo, a, da, te.neff.imag))
+    return out
 
 
-def _coupler_job(clad, angle, wl, gap, w, t, f):
+def supermode_guesses(n0: float, gaps: list[float], done: list[tuple[float, float]]) -> tuple[float, float]:
+    """Predicted (n_even, n_odd) at the next, narrower gap of ``gaps`` (µm, descending) from the single ridge's TE0
+    index n0 and the supermodes ``done`` at the gaps before it: the splitting n_even − n_odd grows as exp(−γ gap)
+    (coupled-mode theory; γ from the last two gaps), the mean drifts linearly."""
+    if not done:
+        return n0, n0
+    (e1, o1), g1, g = done[-1], gaps[len(done) - 1], gaps[len(done)]
+    if len(done) == 1:
+        return e1, o1
+    (e0, o0), g0 = done[-2], gaps[len(done) - 2]
+    s0, s1 = e0 - o0, e1 - o1
+    split = s1 * (s1 / s0) ** ((g1 - g) / (g0 - g1)) if s1 > s0 > 0 else s1
+    mean = 0.5 * (e1 + o1) + 0.5 * ((e1 + o1) - (e0 + o0)) * (g1 - g) / (g0 - g1)
+    return mean + 0.5 * split, mean - 0.5 * split
+
+
+def coupler_line_job(clad, angle, wl, gaps, w, t, f):
+    """[(n_even, n_odd, dn_even/dλ, dn_odd/dλ) or None] of one coupler at each gap of ``gaps`` (µm). The gaps are
+    solved from the widest down, each search at the supermodes predicted from the wider ones and the single ridge's
+    TE0 (``supermode_guesses``, ``supermodes.coupled_modes(guess=...)``)."""
     from prismpic.pdk import modesolver as ms
+    from prismpic.pdk import supermodes
 
     try:
-        even, odd = ms.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle)
+        n0 = ms.straight_mode(wl, w, t, f * t, "te", "z", clad, angle, None).neff.real
     except RuntimeError:
-        return None
-    return (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
+        n0 = None
+    order = sorted(gaps, reverse=True)
+    out, done = {}, []
+    for gap in order:
+        guess = None if n0 is None or len(done) < order.index(gap) else supermode_guesses(n0, order, done)
+        try:
+            even, odd = supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle, guess=guess)
+        except RuntimeError:
+            out[gap] = None
+            continue
+        done.append((even.neff.real, odd.neff.real))
+        out[gap] = (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
+    return [out[g] for g in gaps]
 
 
 def run_job(task):
     kind, key, args = task
-    fn = {"straight": _straight_job, "tm2": _tm2_job, "bend": _bend_job, "bendpair": bend_pair_job,
-          "coupler": _coupler_job}[kind]
+    fn = {"straight": _straight_job, "tm2": _tm2_job, "bend": bend_line_job, "bendpair": bend_pair_line_job,
+          "coupler": coupler_line_job}[kind]
     c0 = time.process_time()
     res = fn(*args)
     return kind, key, res, time.process_time() - c0

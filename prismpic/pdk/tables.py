@@ -159,6 +159,8 @@ def _pair_mesh_solves(clad) -> list[tuple[str, float]]:
 def _encode(res):
     if res is None:
         return None
+    if isinstance(res, list):  # a line job's results (one per gap or radius)
+        return {"line": [_encode(r) for r in res]}
     return [[v.real, v.imag] if isinstance(v, complex) else float(v) for v in (complex(x) if np.iscomplexobj(x)
                                                                             else x for x in res)]
 
@@ -166,6 +168,8 @@ def _encode(res):
 def _decode(res):
     if res is None:
         return None
+    if isinstance(res, dict):
+        return [_decode(r) for r in res["line"]]
     return tuple(complex(*v) if isinstance(v, list) else v for v in res)
 
 
@@ -227,6 +231,20 @@ def _product(g):
 
 def _point(g, idx):
     return [float(v[i]) for v, i in zip(g.values(), idx, strict=True)]
+
+
+def bend_axes(clad: str) -> tuple[str, ...]:
+    """Crystal axes whose bend block is solved on its own: the others are read off the pair block
+    (``BEND_PAIR_AXES``), whose decoupled TE solves at every bend node are the bend block's."""
+    return tuple(a for a in AXES if clad not in BEND_PAIR_CLADDINGS or a not in BEND_PAIR_AXES)
+
+
+def _node_indices(sub: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """Indices of the nodes ``sub`` among ``full`` (Lobatto nodes nest: n nodes lie among 2n − 1)."""
+    idx = np.array([int(np.argmin(np.abs(full - v))) for v in sub])
+    if not np.allclose(full[idx], sub, rtol=0, atol=1e-12):
+        raise ValueError(f"bend nodes {sub} are not among the pair nodes {full}")
+    return idx
 
 
 def block_specs() -> dict:
@@ -310,9 +328,13 @@ def build_tables(
     cache = _load_cache(cache_file)
     specs = block_specs()
     reused = reusable_arrays(reuse_from, specs) if reuse_from is not None else {}
+    for clad in BEND_PAIR_CLADDINGS:  # a bend block takes its pair axes from the pair block solved with it
+        if f"{clad}_bend" not in reused:
+            reused.pop(f"{clad}_bendpair", None)
     t0, c0 = time.perf_counter(), time.process_time()
 
     bd, cp, tm2, bp = grid_nodes(BEND), grid_nodes(COUPLER), grid_nodes(STRAIGHT_TM2), grid_nodes(BEND_PAIR)
+    cp_lines, gaps = {k: v for k, v in cp.items() if k != "gap"}, [float(g) for g in cp["gap"]]
     pair_shape = tuple(len(v) for v in bp.values())
     straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
 
@@ -333,12 +355,12 @@ def build_tables(
                 wl, w, t, f, a = _point(tm2, idx)
                 phase1.append(("tm2", (clad, axis, "tm2", tuple(len(v) for v in tm2.values()), TM_STEPS, idx),
                                (clad, a, axis, wl, w, t, f, TM_STEPS)))
-            for idx in _product(bd) if f"{clad}_bend" in specs and f"{clad}_bend" not in reused else ():
+            for idx in _product(bd) if axis in bend_axes(clad) and f"{clad}_bend" not in reused else ():
                 wl, w, t, f, a = _point(bd, idx)  # straight references at the bend nodes
                 phase1.append(("straight", (clad, "te", axis, "bend", idx), (clad, a, axis, "te", wl, w, t, f, True)))
-        for idx in _product(cp) if f"{clad}_coupler" not in reused else ():
-            wl, gap, w, t, f, a = _point(cp, idx)
-            phase1.append(("coupler", (clad, idx), (clad, a, wl, gap, w, t, f)))
+        for line in _product(cp_lines) if f"{clad}_coupler" not in reused else ():  # one job per gap line
+            wl, w, t, f, a = _point(cp_lines, line)
+            phase1.append(("coupler", (clad, "gaps", line), (clad, a, wl, gaps, w, t, f)))
     pair_clads = [c for c in BEND_PAIR_CLADDINGS if f"{c}_bendpair" not in reused]
     for clad in pair_clads:
         for axis in BEND_PAIR_AXES:
@@ -351,29 +373,28 @@ def build_tables(
                     phase1.append(("straight", (clad, pol, axis, "bendpair", pair_shape, idx, step),
                                    (clad, a, axis, pol, wl, w, t, f, False, (step,))))
     bend_clads = [c for c in BEND_CLADDINGS if f"{c}_bend" not in reused]
-    n_bend = (len(bend_clads) * len(AXES) * len(_product(bd)) + len(pair_clads) * len(BEND_PAIR_AXES)
-              * len(_product(bp))) * len(BEND_RADII)
+    n_bend = (sum(len(bend_axes(c)) for c in bend_clads) * len(_product(bd)) + len(pair_clads) * len(BEND_PAIR_AXES)
+              * len(_product(bp)))
     total = len(phase1) + n_bend
     phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
     res1, done, cpu1 = _map(phase1, workers, progress, 0, total, cache, cache_file)
 
     phase2 = []
-    for clad in bend_clads:
-        for axis in AXES:
+    radii = list(BEND_RADII)
+    for clad in bend_clads:  # one job per node: its radii from the largest down
+        for axis in bend_axes(clad):
             for idx in _product(bd):
                 ref = res1[("straight", (clad, "te", axis, "bend", idx))]
-                guess = ref[0].real if ref is not None else None
                 wl, w, t, f, a = _point(bd, idx)
-                for k, radius in enumerate(BEND_RADII):
-                    phase2.append(("bend", (clad, axis, idx, k), (clad, a, axis, wl, w, t, f, radius, guess)))
+                phase2.append(("bend", (clad, axis, "radii", idx),
+                               (clad, a, axis, wl, w, t, f, radii, ref[0].real if ref is not None else None)))
     for clad in pair_clads:
         for axis in BEND_PAIR_AXES:
             for idx in _product(bp):
                 ref = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, True))]
                 wl, w, t, f, a = _point(bp, idx)
-                for k, radius in enumerate(BEND_RADII):
-                    phase2.append(("bendpair", (clad, axis, pair_shape, idx, k),
-                                   (clad, a, axis, wl, w, t, f, radius, ref[0].real if ref is not None else None)))
+                phase2.append(("bendpair", (clad, axis, pair_shape, "radii", idx),
+                               (clad, a, axis, wl, w, t, f, radii, ref[0].real if ref is not None else None)))
     res2, done, cpu2 = _map(phase2, workers, progress, done, total, cache, cache_file)
 
     arrays = {k: v for block in reused.values() for k, v in block.items()}
@@ -401,26 +422,34 @@ def build_tables(
                 for j, q in enumerate(("trace", "detuning", "coupling")):
                     arrays[f"{clad}_tm2_{axis}_{q}"] = a[j]
         shape = (*(len(v) for v in bd.values()), len(BEND_RADII))
-        for axis in AXES if clad in bend_clads else ():
+        for axis in bend_axes(clad) if clad in bend_clads else ():
             b = np.full((3, *shape), np.nan)
             for idx in _product(bd):
                 ref = res1[("straight", (clad, "te", axis, "bend", idx))]
-                for k in range(len(BEND_RADII)):
-                    r = res2[("bend", (clad, axis, idx, k))]
+                for k, r in enumerate(res2[("bend", (clad, axis, "radii", idx))]):
                     if ref is not None and r is not None:
                         b[(slice(None), *idx, k)] = [r[0].real - ref[0].real, (r[1] - ref[1]).real, r[0].imag]
             for j, q in enumerate(("dneff", "ddneff_dwl", "imag")):
                 arrays[f"{clad}_bend_te_{axis}_{q}"] = b[j]
         if clad in pair_clads:
             for axis in BEND_PAIR_AXES:
-                p = np.full((6, *pair_shape, len(BEND_RADII)), np.nan)
+                p = np.full((7, *pair_shape, len(BEND_RADII)), np.nan)
                 for idx in _product(bp):
-                    for k in range(len(BEND_RADII)):
-                        r = res2[("bendpair", (clad, axis, pair_shape, idx, k))]
+                    for k, r in enumerate(res2[("bendpair", (clad, axis, pair_shape, "radii", idx))]):
                         if r is not None:
                             p[(slice(None), *idx, k)] = r
                 for j, q in enumerate(("up", "dup_dwl", "lo", "dlo_dwl", "te", "dte_dwl")):
                     arrays[f"{clad}_bendpair_{axis}_{q}"] = p[j]
+                if clad in bend_clads:  # the bend block on this axis: the pair's decoupled TE at the bend nodes
+                    sub = np.ix_(*(_node_indices(bd[k], bp[k]) for k in bd), range(len(BEND_RADII)))
+                    ref = np.full((2, *pair_shape), np.nan)
+                    for idx in _product(bp):
+                        r = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, True))]
+                        if r is not None:
+                            ref[(slice(None), *idx)] = [r[0].real, r[1].real]
+                    for q, v in (("dneff", p[4] - ref[0][..., None]), ("ddneff_dwl", p[5] - ref[1][..., None]),
+                                 ("imag", p[6])):
+                        arrays[f"{clad}_bend_te_{axis}_{q}"] = v[sub]
                 b = np.full((2, *pair_shape), np.nan)
                 for idx in _product(bp):
                     full, dec = (res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, d))]
@@ -445,10 +474,10 @@ def build_tables(
             continue
         shape = tuple(len(v) for v in cp.values())
         c = np.full((4, *shape), np.nan)
-        for idx in _product(cp):
-            r = res1[("coupler", (clad, idx))]
-            if r is not None:
-                c[(slice(None), *idx)] = r
+        for line in _product(cp_lines):
+            for k, r in enumerate(res1[("coupler", (clad, "gaps", line))]):
+                if r is not None:
+                    c[(slice(None), line[0], k, *line[1:])] = r
         for j, q in enumerate(("neven", "nodd", "dneven_dwl", "dnodd_dwl")):
             arrays[f"{clad}_coupler_{q}"] = c[j]
 

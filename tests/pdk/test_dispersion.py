@@ -10,6 +10,7 @@ import pytest
 import prismpic  # noqa: F401  (float64)
 from prismpic.pdk import dispersion as dsp
 from prismpic.pdk import modesolver as ms
+from prismpic.pdk import supermodes
 
 SEEDS = {("te", "z"): 11, ("te", "y"): 12, ("tm", "z"): 13, ("tm", "y"): 14}
 
@@ -63,7 +64,7 @@ def test_overlap_area_and_coupling_reproduce_fresh_solves():
     assert float(dsp.eo_overlap(wl, w, t, e)) == pytest.approx(m.ln_overlap, abs=0.01)
     assert float(dsp.mode_area_um2(wl, w, t, e)) == pytest.approx(m.mode_area_um2, rel=0.03)
     gap = 0.33
-    c = ms.coupling_per_um(wl, gap, width=w, film_thickness=t, etch_depth=e)
+    c = supermodes.coupling_per_um(wl, gap, width=w, film_thickness=t, etch_depth=e)
     assert float(dsp.coupling_per_um(wl, gap, w, t, e)) == pytest.approx(c, rel=0.05)
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import brentq
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.pdk import materials
+from prismpic.pdk import materials, supermodes
 from prismpic.pdk import modesolver as ms
 from prismpic.pdk.stack import SIDEWALL_ANGLE_DEG
 
@@ -88,7 +88,7 @@ def test_tm_sees_the_ordinary_index():
 
 def test_coupler_decays_with_the_slab_evanescent_constant():
     # two ridges far apart: C ∝ exp(−γ gap), γ = k0 √(n_eff² − n_slab²) in the etched region
-    c = [ms.coupling_per_um(WL, g, **GEO) for g in (0.6, 0.8)]
+    c = [supermodes.coupling_per_um(WL, g, **GEO) for g in (0.6, 0.8)]
     assert c[0] > c[1] > 0
     n_eff = ms.solve_mode(WL, **GEO).neff.real
     slab = GEO["film_thickness"] - GEO["etch_depth"]

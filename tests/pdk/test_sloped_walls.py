@@ -20,7 +20,7 @@ import pytest
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics
-from prismpic.pdk import dispersion
+from prismpic.pdk import dispersion, supermodes
 from prismpic.pdk import modesolver as ms
 
 ANGLE = dispersion.domain()["te"]["angle"]
@@ -101,7 +101,7 @@ def test_coupling_grows_as_the_walls_slope_at_a_fixed_top_gap():
 @pytest.mark.slow
 def test_coupling_against_a_fresh_supermode_solve_at_a_sloped_wall():
     wl, gap, w, t, e, a = 1.55, 0.3, 1.4, 0.6, 0.35, 72.0
-    even, odd = ms.coupled_modes(wl, gap, w, t, e, sidewall_angle_deg=a)
+    even, odd = supermodes.coupled_modes(wl, gap, w, t, e, sidewall_angle_deg=a)
     ref = math.pi * (even.neff.real - odd.neff.real) / wl
     model = float(dispersion.coupling_per_um(wl, gap, w, t, e, sidewall_angle_deg=a))
     assert model == pytest.approx(ref, rel=0.05)  # ln C interpolated over the angle nodes (4 % at worst)
