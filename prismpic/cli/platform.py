@@ -64,7 +64,7 @@ def tables(
                                                                   "hold with the same grid and mesh (default) "
                                                                   "instead of solving it again")] = True,
 ):
-    """Regenerate the dispersion tables from the mode solver (about 75 minutes on 2 cores; restartable).
+    """Regenerate the dispersion tables from the mode solver (about 65 minutes on 2 cores; restartable).
 
     The tables go to --out (default ./prismpic-tables); the tables the models read (the package's data folder,
     prismpic/pdk/data) change only with --install. Tables built with --out are installed by copying their

@@ -279,7 +279,7 @@ def bend_pair_elements(up, dup, lo, dlo, te, dte):
     """(detuning n_TE − n_TM, coupling g², their λ-derivatives) of the bend's TE0/TM0 pair in the uncoupled basis.
 
     From the full solve's two highest eigenvalues n₊ > n₋ and the decoupled TE eigenvalue n_TE
-    (``table_jobs.bend_pair_job``): the 2×2 [[n_TE, g], [g, n_TM]] with n_TM = n₊ + n₋ − n_TE (the trace) and
+    (``table_jobs.bend_pair_line_job``): the 2×2 [[n_TE, g], [g, n_TM]] with n_TM = n₊ + n₋ − n_TE (the trace) and
     g² = (n₊ − n_TE)(n_TE − n₋) has eigenvalues n₊ and n₋ exactly. g² can come out slightly negative where the
     mixing is below the decoupling's own bias (far from the crossing); it is kept signed, so every node is
     reproduced. NumPy or jnp arrays; λ-derivatives in 1/µm.

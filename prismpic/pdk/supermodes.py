@@ -28,10 +28,11 @@ def coupled_modes(
     """Even and odd TE supermodes of two identical ridges at top-edge gap ``gap`` (µm): the highest TE-like mode of
     each mirror class among its three highest.
 
-    ``guess``: predicted n_eff of (even, odd), e.g. from the same pair at wider gaps. Each search then asks for the
-    one eigenpair nearest the guess and takes it if it is TE-like and within ``SUPERMODE_WINDOW`` of the guess;
-    else the highest TE-like one within the window among the three nearest; else the three highest, as without a
-    guess. About 1/3 of the Arnoldi steps, the same modes (``benchmarks/bench_table_jobs.py``).
+    ``guess``: predicted n_eff of (even, odd), e.g. from the same pair at wider gaps. Each search then starts
+    ``modesolver.GUESS_MARGIN`` above the guess (so that of two hybrid TE/TM modes at a crossing, both TE-like, the
+    upper is the nearer) and takes the one eigenpair nearest if it is TE-like and within ``SUPERMODE_WINDOW`` of the
+    guess; else the highest TE-like one within the window among the three nearest; else the three highest, as without
+    a guess. About 1/3 of the Arnoldi steps, the same modes (``benchmarks/bench_table_jobs.py``).
     """
     args = (wl, width, film_thickness, etch_depth, math.inf, crystal_axis, cladding, sidewall_angle_deg, gap)
     out = []
@@ -42,7 +43,8 @@ def coupled_modes(
                 return [m for m in modes if m.te_fraction > 0.5 and abs(m.neff.real - n) < SUPERMODE_WINDOW]
 
             for k, ncv in ((1, 6), (3, None)):
-                found = near(ms.solve_modes(*args, symmetry=symmetry, num_modes=k, mesh=mesh, neff_guess=n, ncv=ncv))
+                found = near(ms.solve_modes(*args, symmetry=symmetry, num_modes=k, mesh=mesh,
+                                            neff_guess=n + ms.GUESS_MARGIN, ncv=ncv))
                 if found:
                     mode = max(found, key=lambda m: m.neff.real)
                     break

@@ -109,6 +109,11 @@ def _bend_te_mode(wl, width, film_thickness, etch_depth, radius, crystal_axis, c
     return b["te"]
 
 
+# a decoupled TE bend index this far above every full-solve mode found is a missed branch (``bend_pair_line_job``); the
+# decoupling's own bias is < 3e-4 (straight TE0 full minus decoupled, the pair block's "bias")
+PAIR_MISS = 1e-3
+
+
 def bend_guess(straight: float, radii: list[float], done: list[float]) -> float:
     """Predicted TE bend index at the next, smaller radius of ``radii`` (µm, descending) from the straight index and
     the bend indices ``done`` at the radii before it: the shift n_bend − n_straight as a power of 1/R through the last
@@ -163,9 +168,14 @@ def bend_pair_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
     out = []
     for radius in radii:
         te = tes[radius]
+        geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle)
         try:
-            full = ms.bend_modes(wl, w, t, f * t, radius, crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle,
-                                 neff_guess=straight)["modes"] if te is not None else []
+            full = ms.bend_modes(wl, w, t, f * t, radius, neff_guess=straight, **geo)["modes"] if te is not None else []
+            # the pair brackets n_TE (n₊ ≥ n_TE ≥ n₋): a decoupled TE above every full mode found means the search
+            # at the straight index missed the branch (a wide ridge's whispering-gallery mode at R = 10 µm, 0.1–0.14
+            # above it): search again at n_TE
+            if full and te.neff.real > max(m.neff.real for m in full) + PAIR_MISS:
+                full = ms.bend_modes(wl, w, t, f * t, radius, neff_guess=te.neff.real, **geo)["modes"]
         except (RuntimeError, KeyError):
             full = []
         if not full:

@@ -2,11 +2,14 @@
 
 ``build_tables()`` solves the TFLN ridge (``prismpic.pdk.modesolver``) on tensor grids of
 Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_tables.json``
-(grids, solver settings, date, versions) into the package data folder. A full regeneration is 17,004 node jobs:
-8,724 s of solver CPU, 74.5 min wall on two cores (``prismpic tables --no-reuse``, measured). Straight solves ask
-for one eigenpair first and the fine step of a Richardson pair searches next to the coarse mode
-(``modesolver.straight_mode``): 0.5–0.7 × the CPU of the plain search, same results
-(``benchmarks/bench_table_jobs.py``):
+(grids, solver settings, date, versions) into the package data folder. A full regeneration is 11,532 jobs
+(7,780 s of solver CPU, 65.6 min wall on two cores: ``prismpic tables --no-reuse``, measured). Every search starts
+near the mode it wants, so shift-invert Arnoldi needs few steps (``benchmarks/bench_table_jobs.py``: 0.5–0.8 × the
+CPU of the plain searches, the same modes to 1e-11): straight solves ask for one eigenpair first and the fine step
+of a Richardson pair searches next to the coarse mode (``modesolver.straight_mode``); a coupler's gaps are one job,
+solved from the widest down at the supermodes predicted from the wider ones (``table_jobs.coupler_line_job``); a
+bend's radii are one job, the decoupled TE mode solved from the largest radius down at the index predicted from the
+larger ones (``table_jobs.bend_line_job``, ``bend_pair_line_job``). Blocks:
 
 - straight TE (crystal_axis z and y): λ × 1/width × film × etch fraction; every solve also
   gives dn_eff/dλ exactly (``Mode.dneff_dwl``), so λ needs only the two band edges (cubic
@@ -22,7 +25,8 @@ for one eigenpair first and the fine step of a Richardson pair searches next to 
   and jumpy in the geometry);
 - bends (TE, both axes): the bend shift n_bend − n_straight and its λ-derivative at three
   radii on a coarser geometry grid (a correction that vanishes as 1/R → 0), and Im n_eff
-  for the radiation loss;
+  for the radiation loss; along the pair's axis (z) read off the pair block below, whose decoupled TE solves hold
+  every bend node (``bend_axes``);
 - the bend's TE0/TM0 pair (axis z, both claddings: ``BEND_PAIR``): the full bend solve's two highest eigenvalues
   and the decoupled TE one, from which the model builds the avoided crossing the decoupled shift leaves out;
 - directional couplers (TE, axis z): even and odd supermodes vs gap, with their
@@ -84,10 +88,11 @@ CLADDINGS = ("sio2", "air")
 # X-cut film with TE along crystal z: TE0 (n_e) and TM0 (n_o) cross near 0.6–0.65 µm film, and a bend mixes them
 # (it breaks the mirror symmetry that keeps them apart in a straight ridge): an avoided crossing, sharper in the
 # geometry than any bend grid, that moves the n_g along z of a 20 µm bend by 0.016 (0.7 %; the ring's FSR by 0.34 %)
-# at the default ridge. The "bendpair" block holds, per node and radius, the two highest guided eigenvalues of the full bend solve and the decoupled TE
-# one (``bend_pair_job``); ``dispersion`` turns them into the 2×2 of the pair in the uncoupled basis (detuning and
-# coupling², smooth) and diagonalises it at each query. The crossing sits inside the film range and moves with the
-# wall angle and the cladding: 5 film and 3 angle nodes, both claddings. Crystal axis y has no crossing (TE sees n_o,
+# at the default ridge. The "bendpair" block holds, per node and radius, the two highest guided eigenvalues of the
+# full bend solve and the decoupled TE one (``table_jobs.bend_pair_line_job``); ``dispersion`` turns them into the
+# 2×2 of the pair in the uncoupled basis (detuning and coupling², smooth) and diagonalises it at each query. The
+# crossing sits inside the film range and moves with the wall angle and the cladding: 5 film and 3 angle nodes, both
+# claddings. Crystal axis y has no crossing (TE sees n_o,
 # TM n_e: 0.08 apart; its decoupled and full bend solves agree to 1e-15 at the default ridge).
 BEND_PAIR = {**BEND, "film": (0.4, 0.8, 5), "angle": (60.0, 90.0, 3)}
 # The pair's solves are at the default 30 nm mesh, where TM0 sits ≈ 1e-3 high (and air-clad TE 1–3e-4): that moves
@@ -513,7 +518,7 @@ def build_tables(
         "bend_shift": "TE, n_bend − n_straight with decouple_tm (modesolver.bend_shift)",
         "bend_pair_grid": BEND_PAIR,
         "bend_pair": "<cladding>_bendpair_<axis>_{up,lo,te} (+ d*_dwl): the two highest guided eigenvalues of the full "
-                     "bend solve and the decoupled TE one (table_jobs.bend_pair_job), per node and radius; _bias "
+                     "bend solve and the decoupled TE one (table_jobs.bend_pair_line_job), per node and radius; _bias "
                      "(+ _dbias_dwl): straight TE0 full minus decoupled, per node; _mesh (+ _dmesh_dwl): the detuning's "
                      "mesh correction",
         "n_solves": len(phase1) + len(phase2),  # this build's, beside the blocks reused

@@ -1,0 +1,112 @@
+"""The table build's guided searches (``prismpic.pdk.table_jobs``) against plain searches, and a build on one-node
+grids assembled from them (coupler gap lines, bend radius lines, the z bend block read off the bend pair)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import prismpic  # noqa: F401  (float64)
+from prismpic.pdk import modesolver as ms
+from prismpic.pdk import supermodes
+from prismpic.pdk import table_jobs as tj
+from prismpic.pdk import tables as tb
+
+GAPS = [1.0, 0.775, 0.325, 0.1]  # descending, as the coupler table's Lobatto gap nodes
+RADII = [40.0, 16.0, 10.0]
+
+
+def test_supermode_guesses_are_exact_for_an_exponential_splitting_and_a_linear_mean():
+    # coupled-mode theory: n_even − n_odd ∝ exp(−γ g); the mean shifts slowly (here linearly)
+    n0, gamma = 1.9, 4.0
+
+    def pair(g):
+        split, mean = 0.05 * math.exp(-gamma * g), n0 + 0.002 * (1.0 - g)
+        return mean + split / 2, mean - split / 2
+
+    done = [pair(GAPS[0]), pair(GAPS[1])]
+    assert tj.supermode_guesses(n0, GAPS, []) == (n0, n0)
+    assert tj.supermode_guesses(n0, GAPS, done[:1]) == done[0]
+    assert tj.supermode_guesses(n0, GAPS, done) == pytest.approx(pair(GAPS[2]), abs=1e-14)
+
+
+def test_bend_guess_is_exact_for_a_power_law_shift():
+    straight = 1.9
+
+    def n(r):
+        return straight + 3.0 * r**-1.6
+
+    assert tj.bend_guess(straight, RADII, [n(40.0), n(16.0)]) == pytest.approx(n(10.0), abs=1e-14)
+    assert tj.bend_guess(straight, RADII, []) > straight
+
+
+@pytest.mark.parametrize("clad, wl, w, t, f, a", [
+    ("sio2", 1.55, 1.2, 0.6, 0.6, 70.0),
+    # at the 0.1 µm gap two hybrid TE/TM even supermodes, both TE-like (TE fraction 0.529 and 0.527), 2e-4 apart:
+    # the upper one is the highest TE-like mode
+    ("air", 1.65, 2.2, 0.8, 0.4, 90.0),
+])
+def test_coupler_line_finds_the_supermodes_of_plain_searches(clad, wl, w, t, f, a):
+    line = tj.coupler_line_job(clad, a, wl, GAPS, w, t, f)
+    for gap, got in zip(GAPS, line, strict=True):
+        even, odd = supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=a)
+        want = (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
+        assert got == pytest.approx(want, abs=1e-9), gap
+
+
+def test_bend_pair_line_finds_the_modes_of_plain_bend_searches():
+    clad, axis, wl, w, t, f, a = "sio2", "z", 1.55, 1.4, 0.6, 0.6, 76.5
+    straight = ms.straight_mode(wl, w, t, f * t, "te", axis, clad, a, None, decouple_tm=True).neff.real
+    line = tj.bend_pair_line_job(clad, a, axis, wl, w, t, f, RADII, straight)
+    for radius, got in zip(RADII, line, strict=True):
+        geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=a, neff_guess=straight)
+        full = sorted(ms.bend_modes(wl, w, t, f * t, radius, **geo)["modes"], key=lambda m: -m.neff.real)
+        te = ms.bend_modes(wl, w, t, f * t, radius, decouple_tm=True, **geo)["te"]
+        want = (full[0].neff.real, full[0].dneff_dwl.real, full[1].neff.real, full[1].dneff_dwl.real,
+                te.neff.real, te.dneff_dwl.real, te.neff.imag)
+        assert got == pytest.approx(want, abs=1e-9), radius
+
+
+def test_bend_pair_brackets_the_decoupled_te_index_where_the_straight_index_search_misses_it():
+    # a 2 µm ridge in 0.8 µm film bent to R = 10 µm: the TE-like mode sits 0.11 above the straight index, beyond the
+    # six eigenpairs nearest it (the radii solved from 40 µm down find it); the pair's eigenvalues bracket n_TE
+    # (n₊ ≥ n_TE ≥ n₋ for the 2×2 [[n_TE, g], [g, n_TM]])
+    clad, axis, wl, w, t, f, a = "sio2", "z", 1.45, 2.0, 0.8, 0.5, 60.0
+    straight = ms.straight_mode(wl, w, t, f * t, "te", axis, clad, a, None, decouple_tm=True).neff.real
+    up, _, lo, _, te, _, _ = tj.bend_pair_line_job(clad, a, axis, wl, w, t, f, RADII, straight)[RADII.index(10.0)]
+    assert te > straight + 0.1
+    assert up >= te - 1e-4 and te >= lo - 1e-4, (up, te, lo)
+
+
+def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_path, monkeypatch):
+    def one_node(grid, keep=("wl",)):
+        return {k: (v if k in keep else (*v[:2], 1)) for k, v in grid.items()}
+
+    te, tm = one_node(tb.STRAIGHT_TE), one_node(tb.STRAIGHT_TM)
+    monkeypatch.setattr(tb, "CLADDINGS", ("sio2",))
+    monkeypatch.setattr(tb, "BEND_CLADDINGS", ("sio2",))
+    monkeypatch.setattr(tb, "BEND_PAIR_CLADDINGS", ("sio2",))
+    monkeypatch.setattr(tb, "STRAIGHT", {"sio2": {"te": te, "tm": tm}})
+    monkeypatch.setattr(tb, "STRAIGHT_TM2", one_node(tb.STRAIGHT_TM2))
+    monkeypatch.setattr(tb, "BEND", one_node(tb.BEND))
+    monkeypatch.setattr(tb, "BEND_PAIR", one_node(tb.BEND_PAIR))
+    monkeypatch.setattr(tb, "COUPLER", {**one_node(tb.COUPLER), "gap": (0.1, 1.0, 3)})
+    tb.build_tables(tmp_path, workers=1)
+    with np.load(tmp_path / f"{tb.TABLE_NAME}.npz") as f:
+        arrays = {k: f[k] for k in f.files}
+    assert not (tmp_path / f".{tb.TABLE_NAME}.cache.jsonl").exists()
+
+    wl = 1.45  # the first λ node; every other axis has its one node, the midpoint
+    _, w, t, fr, a = (float(v[0]) for v in tb.grid_nodes(tb.BEND).values())
+    for axis in ("z", "y"):  # z is read off the pair block, y solved on its own
+        shift, dshift = ms.bend_shift(wl, RADII[1], w, t, fr * t, axis, None, "sio2", a)
+        got = [arrays[f"sio2_bend_te_{axis}_{q}"][0, 0, 0, 0, 0, 1] for q in ("dneff", "imag", "ddneff_dwl")]
+        assert got == pytest.approx([shift.real, shift.imag, dshift.real], abs=1e-9), axis
+    _, gaps, w, t, fr, a = (v for v in tb.grid_nodes(tb.COUPLER).values())
+    for k, gap in enumerate(gaps):
+        even, odd = supermodes.coupled_modes(wl, float(gap), float(w[0]), float(t[0]), float(fr[0] * t[0]),
+                                             cladding="sio2", sidewall_angle_deg=float(a[0]))
+        got = [arrays[f"sio2_coupler_{q}"][0, k, 0, 0, 0, 0] for q in ("neven", "nodd")]
+        assert got == pytest.approx([even.neff.real, odd.neff.real], abs=1e-9), gap
