@@ -91,8 +91,8 @@ def _bend_te_mode(wl, width, film_thickness, etch_depth, radius, crystal_axis, c
                   straight_neff: float, guess: float | None = None, decouple_tm: bool = True):
     """``modesolver.bend_modes(..., neff_guess=straight_neff, decouple_tm=decouple_tm)["te"]``. With ``guess`` (a predicted
     bend index, e.g. from larger radii) the one eigenpair nearest it first, taken if it is a guided TE-like mode
-    within max(0.01, ½|guess − straight_neff|) of it (the bend shift's prediction error): a third of the Arnoldi
-    steps, the same mode (``benchmarks/bench_table_jobs.py``)."""
+    within max(0.01, ½|guess − straight_neff|) of it (the bend shift's prediction error): about half the CPU of
+    the plain search, the same mode (``benchmarks/bench_table_jobs.py``)."""
     from prismpic.pdk import modesolver as ms
 
     geo = (wl, width, film_thickness, etch_depth, radius, crystal_axis, cladding, sidewall_angle_deg, None, None)
@@ -130,7 +130,6 @@ def bend_guess(straight: float, radii: list[float], done: list[float]) -> float:
 
 def _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight):
     """{radius: decoupled TE bend Mode or None}, solved from the largest radius down (``bend_guess``)."""
-
     order = sorted(radii, reverse=True)
     out, done = {}, []
     for radius in order:
