@@ -128,20 +128,26 @@ def bend_guess(straight: float, radii: list[float], done: list[float]) -> float:
     return straight + max(s1, 0.0) * (r1 / r) ** p
 
 
+def _along_line(points, predict, solve) -> dict:
+    """{point: solve(point, guess) or None (RuntimeError)}, in the order given; ``guess`` is predict(results so far),
+    None once a point has failed (the predictions extrapolate from the points just before)."""
+    out, done = {}, []
+    for point in points:
+        guess = predict(done) if len(done) == len(out) else None
+        try:
+            out[point] = solve(point, guess)
+        except RuntimeError:
+            out[point] = None
+            continue
+        done.append(out[point])
+    return out
+
+
 def _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight):
     """{radius: decoupled TE bend Mode or None}, solved from the largest radius down (``bend_guess``)."""
     order = sorted(radii, reverse=True)
-    out, done = {}, []
-    for radius in order:
-        guess = bend_guess(straight, order, done) if len(done) == order.index(radius) else None
-        try:
-            m = _bend_te_mode(wl, w, t, f * t, radius, axis, clad, angle, None, straight, guess)
-        except (RuntimeError, KeyError):
-            out[radius] = None
-            continue
-        done.append(m.neff.real)
-        out[radius] = m
-    return out
+    return _along_line(order, lambda done: bend_guess(straight, order, [m.neff.real for m in done]),
+                       lambda r, guess: _bend_te_mode(wl, w, t, f * t, r, axis, clad, angle, None, straight, guess))
 
 
 def bend_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
@@ -164,10 +170,10 @@ def bend_pair_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
     if straight is None:
         return [None] * len(radii)
     tes = _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight)
+    geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle)
     out = []
     for radius in radii:
         te = tes[radius]
-        geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=angle)
         try:
             full = ms.bend_modes(wl, w, t, f * t, radius, neff_guess=straight, **geo)["modes"] if te is not None else []
             # the pair brackets n_TE (n₊ ≥ n_TE ≥ n₋): a decoupled TE above every full mode found means the search
@@ -175,7 +181,7 @@ def bend_pair_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
             # above it): search again at n_TE
             if full and te.neff.real > max(m.neff.real for m in full) + PAIR_MISS:
                 full = ms.bend_modes(wl, w, t, f * t, radius, neff_guess=te.neff.real, **geo)["modes"]
-        except (RuntimeError, KeyError):
+        except RuntimeError:
             full = []
         if not full:
             out.append(None)
@@ -216,17 +222,16 @@ def coupler_line_job(clad, angle, wl, gaps, w, t, f):
     except RuntimeError:
         n0 = None
     order = sorted(gaps, reverse=True)
-    out, done = {}, []
-    for gap in order:
-        guess = None if n0 is None or len(done) < order.index(gap) else supermode_guesses(n0, order, done)
-        try:
-            even, odd = supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle, guess=guess)
-        except RuntimeError:
-            out[gap] = None
-            continue
-        done.append((even.neff.real, odd.neff.real))
-        out[gap] = (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
-    return [out[g] for g in gaps]
+
+    def predict(done):
+        return None if n0 is None else supermode_guesses(n0, order, [(e.neff.real, o.neff.real) for e, o in done])
+
+    def solve(gap, guess):
+        return supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle, guess=guess)
+
+    out = _along_line(order, predict, solve)
+    return [None if out[g] is None else (out[g][0].neff.real, out[g][1].neff.real, out[g][0].dneff_dwl.real,
+                                         out[g][1].dneff_dwl.real) for g in gaps]
 
 
 def run_job(task):

@@ -445,23 +445,20 @@ def build_tables(
                             p[(slice(None), *idx, k)] = r
                 for j, q in enumerate(("up", "dup_dwl", "lo", "dlo_dwl", "te", "dte_dwl")):
                     arrays[f"{clad}_bendpair_{axis}_{q}"] = p[j]
+                te0 = {}  # straight TE0 (n_eff, dn_eff/dλ) at the pair nodes: full (False) and decoupled (True)
+                for dec in (False, True):
+                    te0[dec] = np.full((2, *pair_shape), np.nan)
+                    for idx in _product(bp):
+                        r = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, dec))]
+                        if r is not None:
+                            te0[dec][(slice(None), *idx)] = [r[0].real, r[1].real]
                 if clad in bend_clads:  # the bend block on this axis: the pair's decoupled TE at the bend nodes
                     sub = np.ix_(*(_node_indices(bd[k], bp[k]) for k in bd), range(len(BEND_RADII)))
-                    ref = np.full((2, *pair_shape), np.nan)
-                    for idx in _product(bp):
-                        r = res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, True))]
-                        if r is not None:
-                            ref[(slice(None), *idx)] = [r[0].real, r[1].real]
+                    ref = te0[True]
                     for q, v in (("dneff", p[4] - ref[0][..., None]), ("ddneff_dwl", p[5] - ref[1][..., None]),
                                  ("imag", p[6])):
                         arrays[f"{clad}_bend_te_{axis}_{q}"] = v[sub]
-                b = np.full((2, *pair_shape), np.nan)
-                for idx in _product(bp):
-                    full, dec = (res1[("straight", (clad, "te", axis, "bendpair", pair_shape, idx, d))]
-                                 for d in (False, True))
-                    if full is not None and dec is not None:
-                        b[(slice(None), *idx)] = [(full[0] - dec[0]).real, (full[1] - dec[1]).real]
-                arrays[f"{clad}_bendpair_{axis}_bias"], arrays[f"{clad}_bendpair_{axis}_dbias_dwl"] = b
+                arrays[f"{clad}_bendpair_{axis}_bias"], arrays[f"{clad}_bendpair_{axis}_dbias_dwl"] = te0[False] - te0[True]
                 m = np.zeros((2, *pair_shape))  # the detuning's mesh correction: Σ ± (n_extrapolated − n_30nm)
                 for idx in _product(bp):
                     sol = {(pol, h): res1[("straight", (clad, pol, axis, "bendpair", pair_shape, idx, h))]
