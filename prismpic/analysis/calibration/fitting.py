@@ -18,6 +18,15 @@ bounds [lo, hi] is x = mid + half·sin(u0 + z·scale/half) (the sine transform o
 reference manual" (1994), §1.3), so that every iterate lies inside the bounds and dx/dz = scale at the start;
 an unbounded one is x = x0 + z·scale. A zero ``scale`` holds a parameter.
 
+Bounds that bind: the sine transform's slope vanishes on a bound, so a minimum that lies there (a propagation
+loss the model's bend loss already exceeds) is approached along a folded valley, slowly, and can look converged
+well above its cost. So the iteration keeps an active set (Nocedal & Wright, "Numerical Optimization" (2006),
+§16.5): a free bounded parameter within ``PIN_TOL`` typical steps of a bound that its own Newton step would
+cross (the cost falls towards the bound: the KKT sign of an active bound, ibid. §12.3) is held on that bound,
+and released when that step turns inward; each change re-centres the transform at the current point. No library
+offers this jitted and vmapped: optimistix and jaxopt have no bounded Levenberg–Marquardt, SciPy's
+``least_squares(method="trf")`` runs in Python.
+
 Priors: a Gaussian prior N(μ, σ) on x adds the residual (x − μ)/σ, so the solution is the maximum a posteriori
 estimate (Tarantola, "Inverse Problem Theory" (2005), §3.2). Covariance: C = (J_dᵀJ_d / s² + J_pᵀJ_p)⁻¹ in x,
 J_d the data residuals' Jacobian (residuals in units of their noise σ), s² = max(χ²_red, 1) (a misfit widens
@@ -42,6 +51,8 @@ F_FLAT = 1e-10  # as does a gradient whose diagonal Newton step would lower the 
 F_ZERO = 1e-12  # a cost (½Σr², residuals in σ) this small is an exact fit
 F_ABS = 1e-4  # a change of ½χ² this small is no change (Δχ² = 1 is 1σ of one parameter)
 MU_MAX = 1e30  # or a damping this large (no step lowers the cost any more)
+PIN_TOL = 1e-3  # a bounded parameter this many typical steps from a bound, pushed outward, is held on it
+MAX_SET_CHANGES = 20  # changes of the set of parameters held on their bounds, per problem
 
 
 @dataclass(frozen=True)
@@ -66,12 +77,14 @@ class Box:
         return cls(lo, hi, np.asarray(scale, float), x0)
 
     def arrays(self) -> dict:
-        """The transform's arrays (mid, half, u0, scale, x0, finite mask) as the jitted solver takes them."""
+        """The transform's arrays (mid, half, u0, scale, x0, finite mask, the bounds) as the jitted solver takes
+        them."""
         fin = np.isfinite(self.lo) & np.isfinite(self.hi)
         lo, hi = np.where(fin, self.lo, 0.0), np.where(fin, self.hi, 1.0)
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         u0 = np.where(fin, np.arcsin(np.clip((self.x0 - mid) / half, -1.0, 1.0)), 0.0)
-        return {"mid": mid, "half": half, "u0": u0, "scale": self.scale, "x0": self.x0, "fin": fin.astype(float)}
+        return {"mid": mid, "half": half, "u0": u0, "scale": self.scale, "x0": self.x0, "fin": fin.astype(float),
+                "lo": lo, "hi": hi}
 
 
 def to_x(z, t):
@@ -80,45 +93,83 @@ def to_x(z, t):
     return jnp.where(t["fin"] > 0, bounded, t["x0"] + z * t["scale"])
 
 
-def levenberg_marquardt(fz, z0, n_res: int, max_steps: int = MAX_STEPS):
-    """Minimise ½|fz(z)|² from z0 (jittable, vmappable; ``n_res`` residuals): returns (z, steps, converged,
-    fz(z), its Jacobian). The first iteration only evaluates the start (one compiled copy of the Jacobian)."""
-    def value_jac(z):
-        return fz(z), jax.jacfwd(fz)(z)
+def dx_dz(z, t):
+    """The transform's slope dx/dz (diagonal), 0 for held parameters."""
+    return jnp.where(t["fin"] > 0, t["scale"] * jnp.cos(t["u0"] + z * t["scale"] / t["half"]), t["scale"])
+
+
+def bound_pushed_out(x, g, h, t):
+    """Mask of the free bounded parameters within ``PIN_TOL`` typical steps of a bound that their own Newton step
+    x − g/h would cross (g, h: the cost's gradient and curvature diag JᵀJ in x; ``t`` the problem's ``Box.arrays``)."""
+    newton = x - g / jnp.where(h > 0, h, 1.0)
+    near = PIN_TOL * t["scale"]
+    bounded = (t["fin"] > 0) & (t["scale"] > 0) & (h > 0)
+    return bounded & (((x - t["lo"] <= near) & (newton < t["lo"])) | ((t["hi"] - x <= near) & (newton > t["hi"])))
+
+
+def held_on_bounds(t, x, pin):
+    """The transform ``t`` (``Box.arrays``) re-centred at x: parameters in ``pin`` held on their nearer bound,
+    the others starting at x (a bounded one at least ``PIN_TOL`` typical steps inside, where it can move)."""
+    lo, hi = t["lo"], t["hi"]
+    fin = (t["fin"] > 0) & ~pin
+    margin = jnp.minimum(PIN_TOL * t["scale"], 0.01 * t["half"])
+    x0 = jnp.where(pin, jnp.where(x - lo <= hi - x, lo, hi), jnp.where(fin, jnp.clip(x, lo + margin, hi - margin), x))
+    u0 = jnp.where(fin, jnp.arcsin(jnp.clip((x0 - t["mid"]) / t["half"], -1.0, 1.0)), 0.0)
+    return dict(t, x0=x0, u0=u0, scale=jnp.where(pin, 0.0, t["scale"]), fin=fin.astype(float))
+
+
+def levenberg_marquardt(fx, t0, n_res: int, max_steps: int = MAX_STEPS):
+    """Minimise ½|fx(x)|² over the box of ``t0`` (``Box.arrays``; jittable, vmappable; ``n_res`` residuals) from
+    its start: returns (x, steps, converged, fx(x), its Jacobian in x, held parameters' columns zero).
+
+    The first iteration only evaluates the start (one compiled copy of the Jacobian); an iteration that changes
+    the set of parameters held on their bounds re-centres the transform there instead of stepping.
+    """
+    def value_jac(z, t):
+        x = to_x(z, t)
+        return fx(x), jax.jacfwd(fx)(x)
 
     def body(c):
-        z, r, j, d, mu, nu, k, _ = c
+        z, t, r, jx, pin, changes, d, mu, nu, k, _ = c
         first = k == 0
+        x = to_x(z, t)
+        j = jx * dx_dz(z, t)
         a = j.T @ j
         g = j.T @ r
+        new_pin = bound_pushed_out(x, jx.T @ r, jnp.sum(jx * jx, axis=0), t0)
+        change = ~first & (changes < MAX_SET_CHANGES) & jnp.any(new_pin != pin)
+        t_new = jax.tree.map(lambda u, v: jnp.where(change, u, v), held_on_bounds(t0, x, new_pin), t)
         d = jnp.maximum(d, jnp.diag(a))
-        h = jnp.where(first, 0.0, -jnp.linalg.solve(a + mu * jnp.diag(d), g))
-        z_new = z + h
-        r_new, j_new = value_jac(z_new)
+        h = jnp.where(first | change, 0.0, -jnp.linalg.solve(a + mu * jnp.diag(d), g))
+        z_new = jnp.where(change, 0.0, z + h)
+        r_new, jx_new = value_jac(z_new, t_new)
         f, f_new = 0.5 * r @ r, 0.5 * r_new @ r_new
         pred = 0.5 * h @ (mu * d * h - g)
         rho = (f - f_new) / jnp.maximum(pred, 1e-300)
-        ok = first | (jnp.isfinite(f_new) & (rho > 0))
+        ok = first | change | (jnp.isfinite(f_new) & (rho > 0))
         # the cost stagnates (MINPACK's ftol test), is 0, or a Gauss–Newton-like step (small damping) lowers ½χ²
         # by less than F_ABS: the parameters would move by less than 1 % of their σ
         small = ((f - f_new) <= FTOL * f) | (f_new <= F_ZERO) | (((f - f_new) <= F_ABS) & (mu <= 1e-2))
         flat = 0.5 * jnp.sum(g * g / d) <= F_FLAT  # a diagonal Newton step would lower ½χ² by less than F_FLAT
-        done = ~first & ((ok & small) | flat)
+        done = ~first & ~change & ((ok & small) | flat)
         z = jnp.where(ok, z_new, z)
         r = jnp.where(ok, r_new, r)
-        j = jnp.where(ok, j_new, j)
-        mu = jnp.where(first, mu, jnp.where(ok, mu * jnp.maximum(1 / 3, 1 - (2 * rho - 1) ** 3), mu * nu))
+        jx = jnp.where(ok, jx_new, jx)
+        d = jnp.where(change, 1e-300, d)  # the re-centred transform scales z anew
+        mu = jnp.where(first | change, mu, jnp.where(ok, mu * jnp.maximum(1 / 3, 1 - (2 * rho - 1) ** 3), mu * nu))
         nu = jnp.where(ok, 2.0, 2 * nu)
-        return z, r, j, d, mu, nu, k + 1, done | (mu > MU_MAX)
+        pin = jnp.where(change, new_pin, pin)
+        return z, t_new, r, jx, pin, changes + change, d, mu, nu, k + 1, done | (mu > MU_MAX)
 
     def cond(c):
-        return (c[6] < max_steps + 1) & ~c[7]
+        return (c[9] < max_steps + 1) & ~c[10]
 
-    n = z0.size
-    init = (z0, jnp.zeros(n_res), jnp.zeros((n_res, n)), jnp.full(n, 1e-300), 1e-3, 2.0, 0, False)
-    z, r, j, _, mu, _, k, done = jax.lax.while_loop(cond, body, init)
+    n = t0["x0"].size
+    init = (jnp.zeros(n), t0, jnp.zeros(n_res), jnp.zeros((n_res, n)), jnp.zeros(n, bool), 0, jnp.full(n, 1e-300),
+            1e-3, 2.0, 0, False)
+    z, t, r, jx, _, _, _, mu, _, k, done = jax.lax.while_loop(cond, body, init)
     # ended by its tolerances, or because no step along any damping lowers the cost (a minimum to rounding)
-    return z, k - 1, done & jnp.all(jnp.isfinite(r)), r, j
+    return to_x(z, t), k - 1, done & jnp.all(jnp.isfinite(r)), r, jx * (dx_dz(z, t) != 0)
 
 
 @functools.lru_cache(maxsize=64)
@@ -130,7 +181,8 @@ def batch_solver(residual, max_steps: int = MAX_STEPS):
     leaf with a leading batch axis (``transform`` from ``Box.arrays``; ``prior_inv_sigma`` 0 where a parameter
     has no prior). Returns a dict of batched arrays: ``x`` (solution), ``data`` and ``prior`` (residuals; the
     prior block holds the priors then the constraints), ``jac_data`` and ``jac_prior`` (their Jacobians in
-    x), ``steps`` and ``ok`` (the solver converged within ``max_steps``).
+    x; a parameter held on a bound has a zero column), ``steps`` and ``ok`` (the solver converged within
+    ``max_steps``).
     """
     def regular(x, mu, inv_sig, args):
         return jnp.concatenate([(x - mu) * inv_sig, residual(x, args)[1]])
@@ -142,11 +194,7 @@ def batch_solver(residual, max_steps: int = MAX_STEPS):
         x0 = to_x(jnp.zeros_like(t["x0"]), t)
         n = jax.eval_shape(lambda y: residual(y, args)[0], x0).shape[0]
         n_res = jax.eval_shape(full, x0, mu, inv_sig, args).shape[0]
-        z, steps, ok, r, jz = levenberg_marquardt(lambda z: full(to_x(z, t), mu, inv_sig, args),
-                                                  jnp.zeros_like(t["x0"]), n_res, max_steps)
-        x = to_x(z, t)
-        dxdz = jax.jvp(lambda zz: to_x(zz, t), (z,), (jnp.ones_like(z),))[1]  # diagonal transform
-        jx = jz / jnp.where(dxdz == 0, 1.0, dxdz) * (dxdz != 0)  # held parameters: zero columns
+        x, steps, ok, r, jx = levenberg_marquardt(lambda y: full(y, mu, inv_sig, args), t, n_res, max_steps)
         return {"x": x, "data": r[:n], "prior": r[n:], "jac_data": jx[:n], "jac_prior": jx[n:], "steps": steps,
                 "ok": ok}
 
