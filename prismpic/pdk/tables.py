@@ -92,8 +92,8 @@ CLADDINGS = ("sio2", "air")
 # full bend solve and the decoupled TE one (``table_jobs.bend_pair_line_job``); ``dispersion`` turns them into the
 # 2×2 of the pair in the uncoupled basis (detuning and coupling², smooth) and diagonalises it at each query. The
 # crossing sits inside the film range and moves with the wall angle and the cladding: 5 film and 3 angle nodes, both
-# claddings. Crystal axis y has no crossing (TE sees n_o,
-# TM n_e: 0.08 apart; its decoupled and full bend solves agree to 1e-15 at the default ridge).
+# claddings. Crystal axis y has no crossing (TE sees n_o, TM n_e: 0.08 apart; its decoupled and full bend solves
+# agree to 1e-15 at the default ridge).
 BEND_PAIR = {**BEND, "film": (0.4, 0.8, 5), "angle": (60.0, 90.0, 3)}
 # The pair's solves are at the default 30 nm mesh, where TM0 sits ≈ 1e-3 high (and air-clad TE 1–3e-4): that moves
 # the crossing. The detuning takes the straight ridge's mesh correction, Richardson from these two steps (µm), for TM and,

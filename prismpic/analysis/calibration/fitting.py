@@ -109,7 +109,8 @@ def bound_pushed_out(x, g, h, t):
 
 def held_on_bounds(t, x, pin):
     """The transform ``t`` (``Box.arrays``) re-centred at x: parameters in ``pin`` held on their nearer bound,
-    the others starting at x (a bounded one at least ``PIN_TOL`` typical steps inside, where it can move)."""
+    the others starting at x (a bounded one at least min(``PIN_TOL`` typical steps, 1 % of the half span) inside,
+    where the transform's slope lets it move)."""
     lo, hi = t["lo"], t["hi"]
     fin = (t["fin"] > 0) & ~pin
     margin = jnp.minimum(PIN_TOL * t["scale"], 0.01 * t["half"])
@@ -130,8 +131,9 @@ def levenberg_marquardt(fx, t0, n_res: int, max_steps: int = MAX_STEPS):
         return fx(x), jax.jacfwd(fx)(x)
 
     def body(c):
-        z, t, r, jx, pin, changes, d, mu, nu, k, _ = c
+        z, t, r, jx, changes, d, mu, nu, k, _ = c
         first = k == 0
+        pin = (t["scale"] == 0) & (t0["scale"] > 0)  # held on a bound by the active set
         x = to_x(z, t)
         j = jx * dx_dz(z, t)
         a = j.T @ j
@@ -158,16 +160,14 @@ def levenberg_marquardt(fx, t0, n_res: int, max_steps: int = MAX_STEPS):
         d = jnp.where(change, 1e-300, d)  # the re-centred transform scales z anew
         mu = jnp.where(first | change, mu, jnp.where(ok, mu * jnp.maximum(1 / 3, 1 - (2 * rho - 1) ** 3), mu * nu))
         nu = jnp.where(ok, 2.0, 2 * nu)
-        pin = jnp.where(change, new_pin, pin)
-        return z, t_new, r, jx, pin, changes + change, d, mu, nu, k + 1, done | (mu > MU_MAX)
+        return z, t_new, r, jx, changes + change, d, mu, nu, k + 1, done | (mu > MU_MAX)
 
     def cond(c):
-        return (c[9] < max_steps + 1) & ~c[10]
+        return (c[8] < max_steps + 1) & ~c[9]
 
     n = t0["x0"].size
-    init = (jnp.zeros(n), t0, jnp.zeros(n_res), jnp.zeros((n_res, n)), jnp.zeros(n, bool), 0, jnp.full(n, 1e-300),
-            1e-3, 2.0, 0, False)
-    z, t, r, jx, _, _, _, mu, _, k, done = jax.lax.while_loop(cond, body, init)
+    init = (jnp.zeros(n), t0, jnp.zeros(n_res), jnp.zeros((n_res, n)), 0, jnp.full(n, 1e-300), 1e-3, 2.0, 0, False)
+    z, t, r, jx, _, _, mu, _, k, done = jax.lax.while_loop(cond, body, init)
     # ended by its tolerances, or because no step along any damping lowers the cost (a minimum to rounding)
     return to_x(z, t), k - 1, done & jnp.all(jnp.isfinite(r)), r, jx * (dx_dz(z, t) != 0)
 
