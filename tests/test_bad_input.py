@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from prismpic import fileio
+from prismpic import fileio, temporaries
 from prismpic.analysis import measurements
 from prismpic.analysis import sweep as sw
 from prismpic.checks import GDS_MAX_INT, check_gds_extent, gds_limit_um
@@ -26,8 +26,8 @@ PYTHON = sys.executable
 
 
 def leftovers(folder: Path) -> list[str]:
-    """Hidden entries (the atomic writers' temporaries) anywhere under ``folder``."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob(".*"))
+    """Hidden entries (the atomic writers' temporaries) anywhere under ``folder`` (output folders' markers aside)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob(".*") if p.name != fileio.MARKER)
 
 
 def one_line_error(res, *tokens, code=2):
@@ -392,13 +392,16 @@ def test_sigterm_and_sigkill_during_report(tmp_path):
     """SIGTERM: the old report stays intact and no hidden folder is left (exit 128 + 15). SIGKILL: the hidden folder
     is left, and the next write into the folder recognises it as stale (its process is gone) and removes it."""
     out = tmp_path / "rep"
-    out.mkdir()
-    (out / "report.json").write_text('{"old": true}')
+    with fileio.atomic_dir(out) as work:  # a previous prismpic output (only those are replaced)
+        (work / "report.json").write_text('{"old": true}')
     proc = _spawn_report(out)
     _wait_for_workdir(proc, tmp_path, "rep")
+    t0 = time.perf_counter()
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
+    acted_s = time.perf_counter() - t0
     assert proc.returncode == 128 + signal.SIGTERM, err
+    assert acted_s < 3.0, f"SIGTERM took {acted_s:.1f} s to act"  # about a second, also inside a compile
     assert "terminated by signal 15" in err and "Traceback" not in err
     assert leftovers(tmp_path) == [] and json.loads((out / "report.json").read_text()) == {"old": True}
 
@@ -406,9 +409,14 @@ def test_sigterm_and_sigkill_during_report(tmp_path):
     work = _wait_for_workdir(proc, tmp_path, "rep")
     proc.kill()
     proc.wait(timeout=60)
-    assert work.exists() and fileio.is_stale(work)
-    assert fileio.remove_stale_temps(tmp_path) == [work]
+    assert work.exists() and temporaries.is_stale(work)
+    assert temporaries.remove_stale_temps(tmp_path) == [work]
     assert leftovers(tmp_path) == [] and json.loads((out / "report.json").read_text()) == {"old": True}
+
+
+def _temp_of(folder: Path, target: str, kind: str, pid: int, suffix: str = "", host: str = temporaries.HOST_TAG):
+    """The path of a temporary that process ``pid`` of ``host`` would have made for ``target`` (a valid mac)."""
+    return folder / temporaries.temp_name(target, kind, suffix, pid=pid, host=host)
 
 
 def test_stale_temporaries(tmp_path):
@@ -416,25 +424,24 @@ def test_stale_temporaries(tmp_path):
     folder restored), and entries that are not this module's temporaries are never touched."""
     dead = subprocess.run([PYTHON, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
-    host = fileio.HOST_TAG
-    stale_file = tmp_path / f".s.gds.{host}-{pid}-abc123.tmp.gds"
+    stale_file = _temp_of(tmp_path, "s.gds", "tmp", pid, ".gds")
     stale_file.write_text("partial")
-    live_file = tmp_path / f".s.gds.{host}-{os.getpid()}-abc123.tmp.gds"
+    live_file = _temp_of(tmp_path, "s.gds", "tmp", os.getpid(), ".gds")
     live_file.write_text("in progress")
-    swap = tmp_path / f".rep.{host}-{pid}-xyz.old"
+    swap = _temp_of(tmp_path, "rep", "old", pid)
     (swap / "x").mkdir(parents=True)
     (swap / "x" / "report.json").write_text("{}")
     user = tmp_path / ".rep.notes"
     user.write_text("mine")
-    removed = fileio.remove_stale_temps(tmp_path)
+    removed = temporaries.remove_stale_temps(tmp_path)
     assert sorted(removed) == sorted([stale_file, swap])
     assert (tmp_path / "rep" / "report.json").read_text() == "{}"  # the swap's previous folder is back
     assert live_file.exists() and user.exists()
-    old = tmp_path / ".x.json.ffffff-1-q.tmp.json"  # another host's: stale only when older than STALE_AGE_S
-    old.write_text("")
-    assert not fileio.is_stale(old)
-    os.utime(old, (time.time() - fileio.STALE_AGE_S - 10,) * 2)
-    assert fileio.is_stale(old)
+    other_host = _temp_of(tmp_path, "x.json", "tmp", 1, ".json", host="ffffff")
+    other_host.write_text("")  # another host's: stale only when older than STALE_AGE_S
+    assert not temporaries.is_stale(other_host)
+    os.utime(other_host, (time.time() - temporaries.STALE_AGE_S - 10,) * 2)
+    assert temporaries.is_stale(other_host)
 
 
 def test_sigterm_inside_a_gc_callback_is_not_lost():

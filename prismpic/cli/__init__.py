@@ -6,6 +6,7 @@ The import order below is the order of the commands in ``prismpic --help``.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from prismpic.cli.common import app
@@ -22,4 +23,13 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:  # pragma: no cover
-    sys.exit(app())
+    """The console script. After a signal (exit code 128 + N) the command has already removed its temporaries:
+    the process ends at once instead of spending seconds in the interpreter's teardown (JAX's backends)."""
+    try:
+        app()
+    except SystemExit as e:
+        if isinstance(e.code, int) and e.code > 128:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(e.code)
+        raise

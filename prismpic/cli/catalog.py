@@ -328,7 +328,7 @@ def pdk_files(
                                                             "folder instead")] = False,
 ):
     """Write the KLayout layer properties (prismpic.lyp), technology (prismpic.lyt) and layers.yaml."""
-    from prismpic.fileio import check_output_dir, check_output_file
+    from prismpic.fileio import check_output_dir, check_output_file, created_folder
     from prismpic.pdk import layers
 
     if install and out is not None:
@@ -343,6 +343,6 @@ def pdk_files(
             check_output_file(target / f, what)
     else:
         check_output_dir(target, what)
-        target.mkdir()
-    for path in layers.write_pdk_files(target):
-        say(f"wrote {path}")
+    with created_folder(target, what):
+        for path in layers.write_pdk_files(target):
+            say(f"wrote {path}")

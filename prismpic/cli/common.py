@@ -26,11 +26,39 @@ import typing
 from pathlib import Path
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+
+def empty_argument(argv: list[str]) -> str | None:
+    """The message for the first empty (or blank) value in ``argv`` (``--out ""``, ``--out=``), else None: an
+    empty path would silently mean the current folder, an empty number or name is never meant."""
+    for i, arg in enumerate(argv):
+        option, eq, value = arg.partition("=")
+        if arg.startswith("--") and eq and not value.strip():
+            return f"{option} is given an empty value; give a value"
+        if not arg.strip():
+            before = argv[i - 1] if i and argv[i - 1].startswith("-") else None
+            return (f"{before} = {arg!r} is empty; give a value" if before
+                    else f"argument {i + 1} is empty ({arg!r}); give a value")
+    return None
+
+
+class CommandGroup(typer.core.TyperGroup):
+    """The ``prismpic`` group: refuses empty argument values before any command parses them (one line, exit 2)."""
+
+    def main(self, args=None, *rest, **kwargs):
+        argv = list(sys.argv[1:] if args is None else args)
+        message = empty_argument(argv)
+        if message is not None:
+            say(f"error: {message}", stderr=True)
+            sys.exit(2)
+        return super().main(argv, *rest, **kwargs)
+
+
 # rich_markup_mode=None: usage errors are click's plain "Error: ..." line (a Rich panel wraps and boxes them)
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, cls=CommandGroup,
                   help="Physics-level modeling of TFLN photonic chips.")
 console = Console(emoji=False)
 err_console = Console(stderr=True, emoji=False, highlight=False)
@@ -75,14 +103,20 @@ def _global_options(
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so that partial outputs are removed."""
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so that partial outputs are removed. (Raised without
+    arguments in the command's thread, where ``PyThreadState_SetAsyncExc`` delivers it: the number comes from
+    ``STATE``.)"""
 
-    def __init__(self, signum: int):
+    def __init__(self, signum: int | None = None):
+        signum = STATE.get("signum", signal.SIGTERM) if signum is None else signum
         super().__init__(signum)
         self.signum = signum
 
 
 def _raise_terminated(signum, frame):
+    STATE["signum"] = signum
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Terminated(signum)
 
 
@@ -121,6 +155,73 @@ def _os_message(e: OSError, kwargs: dict) -> str:
     return f"{opt + ' = ' if opt else ''}{str(fname)!r}: {reason}"
 
 
+STOP_GRACE_S = 0.5  # after a signal, how long the command may take to unwind before it is stopped at once
+
+
+def _interrupt(thread: threading.Thread, exc: type[BaseException]) -> None:
+    """Raise ``exc`` in ``thread`` at its next Python bytecode (CPython's ``PyThreadState_SetAsyncExc``)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc))
+
+
+def _stop_now(code: int, message: str) -> typing.NoReturn:
+    """The command is stuck in native code (an XLA compile): remove its temporaries, end the worker processes it
+    started (a Dask LocalCluster), print the one line and exit at once."""
+    import multiprocessing
+
+    from prismpic import temporaries
+
+    temporaries.abandon_live()
+    for child in multiprocessing.active_children():
+        child.terminate()
+    say(f"error: {message}", stderr=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _run_interruptible(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` in a worker thread while the main thread waits for signals: a signal is passed to
+    the worker as an exception (the usual unwinding removes the temporaries); if the worker does not finish
+    within ``STOP_GRACE_S`` (it is inside a compile, where Python runs no bytecode), the process stops at once
+    (``_stop_now``), so SIGINT/SIGTERM/SIGHUP act within about a second."""
+    box: dict = {}
+    done = threading.Event()  # waited on instead of Thread.join, which an interrupt leaves thinking the worker
+    # ended (CPython 3.11: _wait_for_tstate_lock marks the thread stopped when an exception interrupts it)
+
+    def target():
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001  (handed to the main thread, which maps it)
+            box["error"] = e
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=target, name="prismpic-command", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # one stop is enough
+            if sig is not None:
+                signal.signal(sig, signal.SIG_IGN)
+        _interrupt(worker, Terminated if isinstance(e, Terminated) else KeyboardInterrupt)
+        if not done.wait(STOP_GRACE_S):
+            _stop_now(128 + signum, _stopped_message(signum))
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _stopped_message(signum: int) -> str:
+    if signum == signal.SIGINT:
+        return "interrupted; outputs not written (temporary files removed)"
+    return f"terminated by signal {signum}; outputs not written (temporary files removed)"
+
+
 def cli_errors(fn):
     """The one error path of every command (see the module docstring)."""
 
@@ -128,13 +229,14 @@ def cli_errors(fn):
     def wrapper(*args, **kwargs):
         previous = {}
         hook = sys.unraisablehook
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        in_main = threading.current_thread() is threading.main_thread()
+        if in_main:
+            for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
                 if sig is not None:
                     previous[sig] = signal.signal(sig, _raise_terminated)
             sys.unraisablehook = functools.partial(_unraisable, previous=hook)
         try:
-            return fn(*args, **kwargs)
+            return _run_interruptible(fn, args, kwargs) if in_main else fn(*args, **kwargs)
         except typer.Exit:
             raise
         except ValueError as e:  # library and option checks (also fileio.OutputError)
@@ -142,9 +244,9 @@ def cli_errors(fn):
         except OSError as e:  # a file the checks could not foresee (permissions changed, disk full, ...)
             _fail(_os_message(e, kwargs), 2)
         except Terminated as e:
-            _fail(f"terminated by signal {e.signum}; outputs not written (temporary files removed)", 128 + e.signum)
+            _fail(_stopped_message(e.signum), 128 + e.signum)
         except KeyboardInterrupt:
-            _fail("interrupted; outputs not written (temporary files removed)", 130)
+            _fail(_stopped_message(signal.SIGINT), 130)
         except Exception as e:  # noqa: BLE001  (a bug, not bad input: say so in one line)
             _fail(f"internal error ({type(e).__name__}: {e}); this is a bug in prismpic — rerun with "
                   "--debug for the traceback and report it", 1)
@@ -272,6 +374,13 @@ def check_out_dir(path: Path, option: str = "--out", *, need_bytes: float = 0) -
     from prismpic.fileio import check_output_dir
 
     return check_output_dir(path, option, need_bytes=need_bytes)
+
+
+def check_out_clear_of_inputs(out: Path, inputs, option: str = "--out") -> None:
+    """ValueError when the output folder ``out`` is or contains one of ``inputs`` (``fileio.check_out_clear_of_inputs``)."""
+    from prismpic.fileio import check_out_clear_of_inputs as check
+
+    check(out, inputs, option)
 
 
 def check_in_file(path: Path, option: str) -> Path:

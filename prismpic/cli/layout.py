@@ -53,9 +53,7 @@ def layout(
 ):
     """Write the GDS of any registered cell or circuit and DRC-check it (exit code 3 if it has violations)."""
     import prismpic
-    from prismpic.checks import check_gds_extent
-    from prismpic.fileio import write_gds_atomic
-    from prismpic.pdk import drc
+    from prismpic.fileio import created_folder
 
     settings = parse_settings(set_)
     check_lengths(settings)
@@ -64,14 +62,20 @@ def layout(
         raise ValueError(f"name = {name!r} is not a registered cell; choose from {sorted(pdk.cells)}")
     cell = pdk.cells[name]
     check_settings(cell, settings, what=f"cell {name}")
-    if out is None:
+    if out is None:  # the default folder is made (and removed again if the command fails); one the user names
+        # must exist
         out = DEFAULT_DIR / f"{name}.gds"
-        if not out.parent.exists():  # the default folder only; a folder the user names must exist
-            try:
-                out.parent.mkdir(parents=True)
-            except OSError as e:
-                raise ValueError(f"--out (default {str(out)!r}): cannot create the folder {str(out.parent)!r} "
-                                 f"({e.strerror}); give --out") from None
+        with created_folder(out.parent, f"--out (default {str(out)!r})"):
+            return _write_layout(name, cell, settings, out)
+    return _write_layout(name, cell, settings, out)
+
+
+def _write_layout(name: str, cell, settings: dict, out: Path) -> None:
+    """Build ``cell(**settings)``, write it to ``out`` and print its DRC result (exit code 3 with violations)."""
+    from prismpic.checks import check_gds_extent
+    from prismpic.fileio import write_gds_atomic
+    from prismpic.pdk import drc
+
     check_out_file(out, suffixes=(".gds", ".oas"))
     try:
         comp = cell(**settings)

@@ -84,7 +84,9 @@ def tables(
         check_out_file(target / "dispersion_tables.npz", what)
     else:
         check_out_dir(target, what)
-    with progress_bar() as prog:
+    from prismpic.fileio import created_folder
+
+    with created_folder(target, what), progress_bar() as prog:
         task = prog.add_task("mode solves", total=1)
         tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
                         reuse_from=tb.DATA_DIR if reuse else None)

@@ -96,7 +96,7 @@ def recall(
 ):
     """Recall@k of the photonic top-k on real or synthetic keys, with the impairments given; tables and figures."""
     from prismpic.analysis import recall_seed
-    from prismpic.fileio import atomic_dir, check_output_dir, write_text_atomic
+    from prismpic.fileio import atomic_dir, check_out_clear_of_inputs, check_output_dir, write_text_atomic
 
     given = [name for name, v in zip(KV_SOURCES, (kv, minilm, synthetic), strict=True) if v is not None]
     if len(given) != 1:
@@ -104,6 +104,7 @@ def recall(
     if k < 1:
         raise ValueError(f"--k = {k} must be an integer >= 1")
     check_output_dir(out, "--out")
+    check_out_clear_of_inputs(out, [kv, minilm if minilm not in (None, "python-docs") else None])
     nep_rel, _ = recall_seed.seed_nep_noise_rel()
     report: dict = {"k": k, "queries_per_state": queries_per_state, "seed": seed}
     figures: dict = {}
@@ -205,7 +206,7 @@ def _load_source(kv, text, block_size, windows, k, schemes, heads):
     from prismpic.analysis import kv_data, minilm, signatures
 
     if kv is not None:
-        cache = kv_data.load_kv(kv)
+        cache = kv_data.load_kv(kv, option="--kv")
         meta = {"source": str(kv), **cache.metadata}
     else:
         minilm.require_extra()

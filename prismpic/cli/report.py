@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, check_out_dir, cli_errors, load_params, progress_bar, say
+from prismpic.cli.common import (
+    app,
+    check_out_clear_of_inputs,
+    check_out_dir,
+    cli_errors,
+    load_params,
+    progress_bar,
+    say,
+)
 
 
 @app.command()
@@ -23,6 +31,7 @@ def report(
     from prismpic.analysis.report import REPORT_BYTES, write_report
 
     check_out_dir(out, need_bytes=REPORT_BYTES)
+    check_out_clear_of_inputs(out, [params])
     p = load_params(params)
     t0 = time.perf_counter()
     with progress_bar() as prog:
