@@ -134,9 +134,19 @@ def calibrate_ring_cmd(
     spectrum: Annotated[Path | None, typer.Option("--spectrum", help="measured spectrum CSV")] = None,
     spectra: Annotated[str | None, typer.Option("--spectra", help="a wafer: glob ('DIR/*.csv'), folder or manifest "
                                                                   "CSV (file, die, x, y)")] = None,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", help="with --spectra: tcp://HOST:PORT of a Dask "
-                                                                      "scheduler (default: a local cluster)")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="with --spectra: tcp://HOST:PORT (or "
+                                                                      "tls://, with --tls-*) of a Dask scheduler "
+                                                                      "(default: a local cluster)")] = None,
     workers: Annotated[int, typer.Option("--workers", help="with --spectra: local Dask workers")] = 2,
+    resume: Annotated[bool, typer.Option("--resume", help="with --spectra: keep the devices recorded in --out "
+                                                          "(same options, unchanged files), fit only the rest; exit "
+                                                          "code 3 means some device did not run: resume")] = False,
+    tls_ca_file: Annotated[Path | None, typer.Option("--tls-ca-file", help="with --scheduler tls://: CA "
+                                                                           "certificate (PEM)")] = None,
+    tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="with --scheduler tls://: client "
+                                                                     "certificate (PEM)")] = None,
+    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="with --scheduler tls://: client private key "
+                                                                   "(PEM)")] = None,
     fsr: Annotated[float | None, typer.Option("--fsr", help="free spectral range (nm)")] = None,
     q: Annotated[float | None, typer.Option("--q", help="loaded Q")] = None,
     er: Annotated[float | None, typer.Option("--er", help="through-port extinction (dB)")] = None,
@@ -162,7 +172,9 @@ def calibrate_ring_cmd(
     set_: Annotated[list[str] | None, typer.Option("--set", help="design ring parameter key=value")] = None,
 ):
     """Fit the ring model's physical parameters to specs (--fsr --q --er), a measured --spectrum or a wafer of
-    --spectra. A fit that fails (no convergence, or a χ² the model cannot explain) exits with code 1."""
+    --spectra. A fit that fails (no convergence, or a χ² the model cannot explain) exits with code 1; with
+    --spectra: 1 when no device was fitted, 3 when some device did not run (lost Dask scheduler or workers:
+    the folder is written without process.json; run the same command with --resume)."""
     from prismpic.analysis import calibration as cal_mod
     from prismpic.analysis.calibration.ring_start import design_params
 
@@ -185,8 +197,11 @@ def calibrate_ring_cmd(
     if len(sources) > 1 or (sources and specs_given):
         raise ValueError(f"give one of --spectrum, --spectra or the specs (--fsr --q --er); got "
                          f"{', '.join(sources + specs_given)}")
-    if spectra is None and (scheduler is not None or workers != 2):
-        raise ValueError("--scheduler and --workers go with --spectra (a batch of spectra)")
+    batch_only = [n for n, v in (("--scheduler", scheduler), ("--workers", None if workers == 2 else workers),
+                                 ("--resume", resume or None), ("--tls-ca-file", tls_ca_file),
+                                 ("--tls-cert", tls_cert), ("--tls-key", tls_key)) if v is not None]
+    if spectra is None and batch_only:
+        raise ValueError(f"{', '.join(batch_only)}: options of a --spectra batch")
     if spectra is not None:
         if figure is not None or keep_failed:
             raise ValueError("--figure and --keep-failed are for one spectrum; a --spectra batch writes its own "
@@ -196,7 +211,8 @@ def calibrate_ring_cmd(
         fit_kwargs = {k: v for k, v in kw.items() if v is not None} | {"design": design}
         if proc is not None:
             fit_kwargs["process"] = proc
-        raise typer.Exit(ring_batch(spectra, out, scheduler, workers, fit_kwargs))
+        raise typer.Exit(ring_batch(spectra, out, scheduler, workers, fit_kwargs, resume=resume,
+                                    tls_ca_file=tls_ca_file, tls_cert=tls_cert, tls_key=tls_key))
     if spectrum is not None:
         check_in_file(spectrum, "--spectrum")
     fig = check_outputs(out, figure, spectrum=spectrum, process=process)

@@ -157,7 +157,7 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     assert _children() <= before  # the cluster's processes are gone
     assert seen == list(range(1, 71))
     serial = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
-    assert dask_run.counts == {"fitted": 63, "failed": N_FAILED, "bad_file": N_BAD, "total": 70}
+    assert dask_run.counts == {"fitted": 63, "failed": N_FAILED, "bad_input": N_BAD, "not_run": 0, "total": 70}
     cols, rows = wafer.device_table(dask_run.results)
     assert (cols, rows) == wafer.device_table(serial.results)
     assert wafer.table_csv(cols, rows) == wafer.table_csv(*wafer.device_table(serial.results))
@@ -177,15 +177,16 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     assert reasons["bom_ok"]["status"] == "fitted"
     for kind, words in (("nan", "not finite"), ("bom_broken", "utf-8"), ("few", "at least 16"),
                         ("non_monotonic", "strictly increasing")):
-        assert reasons[kind]["status"] == "bad_file" and words in reasons[kind]["reason"].lower(), kind
+        assert reasons[kind]["status"] == "bad_input" and words in reasons[kind]["reason"].lower(), kind
         assert reasons[kind]["ng"] is None
-    assert by_die["Z9"]["status"] == "bad_file" and "missing.csv" in by_die["Z9"]["reason"]
+    assert by_die["Z9"]["status"] == "bad_input" and "missing.csv" in by_die["Z9"]["reason"]
     for kind in ("flat", "drop_gain"):
         assert reasons[kind]["status"] == "failed" and reasons[kind]["reason"] and reasons[kind]["ng"] is None, kind
 
     out = wafer.write_wafer(dask_run, tmp_path / "wafer", spectra="manifest.csv")
-    assert sorted(p.name for p in out.iterdir()) == ["devices", "devices.csv", "devices.parquet", "histograms.png",
-                                                     "process.json", "summary.json", "wafer_map.png"]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "devices", "devices.csv", "devices.parquet", "histograms.png", "process.json", "records", "summary.json",
+        "wafer_map.png"]
     assert len(list((out / "devices").glob("*.json"))) == 63
     assert (out / "devices.csv").read_text() == wafer.table_csv(cols, rows)
     import pyarrow.parquet as pq
@@ -198,7 +199,7 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == dask_run.counts
-    assert len(summary["bad_files"]) == N_BAD and len(summary["failed"]) == N_FAILED
+    assert len(summary["bad_input"]) == N_BAD and len(summary["failed"]) == N_FAILED and summary["complete"]
     ng_true = np.array([tr["ng"] for tr in truths.values()])
     st = summary["specs"]["ng"]
     assert st["n"] == 63 and st["mean"] == pytest.approx(ng_true.mean(), rel=1e-3)

@@ -19,7 +19,7 @@ Where things are:
 - ``ring_solutions``, ``ring_result``, ``results``: regimes, the choice among solutions, the report, the result
   classes (``RingCalibration``, ``FitParam``), the parameter-file schema (``SCHEMA``) and ``load_params``;
 - ``ring_specs``: ``calibrate_ring_specs``; ``ring_spectrum``: ``calibrate_ring_spectrum``,
-  ``calibrate_ring_csv``, ``calibrate_ring_record`` (a worker's picklable dict); ``ring_figure``;
+  ``calibrate_ring_csv``; ``ring_figure``;
 - ``mzm``: ``calibrate_mzm``, ``calibrate_mzm_csv``; ``pcm``: ``calibrate_pcm``, ``calibrate_pcm_csv``;
 - ``batch``, ``wafer``: a wafer of spectra on Dask (``prismpic calibrate ring --spectra``).
 
@@ -70,7 +70,6 @@ from prismpic.analysis.calibration.ring_specs import SPEC_SIGMA, calibrate_ring_
 from prismpic.analysis.calibration.ring_spectrum import (
     CHI2_MAX,
     calibrate_ring_csv,
-    calibrate_ring_record,
     calibrate_ring_spectrum,
 )
 from prismpic.analysis.calibration.ring_start import NG_PLAUSIBLE, PULL_MAX, REFERENCE_NM
@@ -98,7 +97,6 @@ __all__ = [
     "calibrate_pcm",
     "calibrate_pcm_csv",
     "calibrate_ring_csv",
-    "calibrate_ring_record",
     "calibrate_ring_spectrum",
     "calibrate_ring_specs",
     "load_params",

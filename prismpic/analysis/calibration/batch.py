@@ -5,18 +5,26 @@ or a manifest CSV with a ``file`` column (paths relative to the manifest) and op
 (die position, any unit; other columns are ignored). Without a manifest the die is the file's stem and its
 position is read from the name when it holds one (``..._x3_y-2...`` or ``X03Y-02``), else unknown.
 
-Per device (``fit_device``): the fit (``calibrate_ring_csv(path, **fit_kwargs)`` by default, or any
-function of the same form) gives a result or raises. A ValueError on a file that ``measurements.
-read_spectrum_csv`` refuses (or an unreadable file) makes a *bad file*, with the reader's message; any other
-ValueError, a result flagged ``failed`` (``failure_reason``) or an unexpected exception (reason "internal
-error ...") marks the device *failed*. Neither stops the batch. A device result is plain data (values, 1σ,
-specs, notes, the JSON parameter file), the same whichever process computed it.
+Per device (``fit_device``): the fit (``calibrate_ring_csv(path, **fit_kwargs)`` by default, or any function
+of the same form) gives a result or raises. Every device ends with one status (``STATUSES``): *fitted*;
+*failed* (the fit's reason: a result flagged ``failed``, a ValueError on a file the reader accepts, or an
+"internal error": any other exception, an OSError on a file the reader accepts, an error of the reader itself);
+*bad_input* (the reader's reason: the fit raised ValueError or OSError *and* ``measurements.read_spectrum_csv``
+refuses the file, so an internal error is never bad input); *not_run* (its Dask task did not complete: the
+scheduler connection lost, its workers dead, cancelled; infrastructure, no verdict on the device). None stops
+the batch. Reasons are one line (``one_line``). A result is plain data (values, 1σ, specs, notes, the JSON
+parameter file, the input file's SHA-256, a key of the fit and its options), whichever process computed it.
+
+Resume (``run_batch(previous=...)``, previous results from ``wafer.read_records``): a device is not fitted again
+when its previous status is final (fitted, failed, bad input) with the same file (absolute path) and die, the
+same bytes (``file_digest``) and the same fit and options (``fit_key``).
 
 Engine (``run_batch``): ``workers=0`` runs the fits here, one after the other; ``workers>=1`` starts a Dask
 ``LocalCluster`` on this machine (that many worker processes, one thread each, its scratch files in a
 temporary folder removed afterwards); ``scheduler="tcp://HOST:PORT"`` sends the fits to an existing cluster,
 whose workers must import the same prismpic and see the spectrum files at the same absolute paths (a shared
-file system). Results come back in input order, so the table does not depend on the engine. The cluster and
+file system); a tls:// (or wss://) one needs a ``distributed.security.Security`` or TLS in the Dask
+configuration. Results come back in input order, so the table does not depend on the engine. The cluster and
 client are closed on the way out, on errors and Ctrl-C included.
 
 ``closed_form_fit.closed_form_ring_csv`` is a fast fit of the same form (the closed-form spectrum analysis,
@@ -25,9 +33,13 @@ milliseconds per spectrum), for a first look at a wafer and for the tests.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import glob
+import hashlib
 import inspect
+import json
 import logging
 import math
 import os
@@ -35,15 +47,21 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError  # the base of Dask's FutureCancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from prismpic.analysis.measurements import decode_text, read_spectrum_csv
 from prismpic.fileio import jsonable
 
-STATUSES = ("fitted", "failed", "bad_file")
+STATUSES = ("fitted", "failed", "bad_input", "not_run")
+FINAL = ("fitted", "failed", "bad_input")  # statuses a resumed batch keeps (not_run devices are fitted again)
+MAX_REASON_CHARS = 300  # a reason longer than this is cut (with …): it is one cell of the device table
 MAX_WORKERS = 1024
-CONNECT_TIMEOUT_S = 20.0  # waiting for an existing scheduler to answer
+CONNECT_TIMEOUT_S = 20.0  # waiting for an existing scheduler to answer, s
+CLOSE_TIMEOUT_S = 10.0  # waiting for the client to close (its scheduler may be gone), s
+TLS_SCHEMES = ("tls", "wss")  # scheduler addresses whose connection is encrypted: they need certificates
+TLS_CONFIG_KEYS = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
 _POSITION = re.compile(r"(?i)(?<![a-z0-9])x(-?\d+)[_\-]?y(-?\d+)(?![0-9])")
 _SCHEDULER = re.compile(r"^(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
 _MAGIC = re.compile(r"[*?\[]")
@@ -99,7 +117,7 @@ def _number(text: str, where: str, col: str) -> float:
 def read_manifest(path, what: str = "spectra") -> list[Device]:
     """The devices of a manifest CSV (``file`` [, ``die``, ``x``, ``y``]); ValueError naming the line otherwise.
 
-    Files are relative to the manifest's folder; a listed file that is missing is kept (it becomes a bad file
+    Files are relative to the manifest's folder; a listed file that is missing is kept (it becomes a bad input
     of the batch, not an error here). Die names default to the file stem and must be unique.
     """
     import csv
@@ -181,15 +199,18 @@ class DeviceResult:
 
     Attributes:
         device: the input.
-        status: ``"fitted"``, ``"failed"`` (the fit raised or flagged a failure) or ``"bad_file"``.
-        reason: why it failed or was refused ("" when fitted).
+        status: one of ``STATUSES``: ``"fitted"``, ``"failed"`` (the fit's reason), ``"bad_input"`` (the
+            reader's reason) or ``"not_run"`` (its Dask task did not complete).
+        reason: why it failed, was refused or did not run, on one line ("" when fitted).
         params: fitted physical parameter → (value, 1σ or None), in the fit's units.
         design: design value of the parameters that have one (e.g. the drawn width).
         specs: spec → (value, 1σ or None) of the fitted model.
         quality: chi2_reduced, converged, n_points when the fit reports them.
         notes: the fit's notes and ambiguities.
         record: the JSON-ready parameter file (``to_params()`` or ``to_dict()`` of the result).
-        seconds: wall time of the device (reading and fit).
+        seconds: wall time of the device (reading and fit), s.
+        input_digest: ``file_digest`` of the input file when the device ran ("" when it did not).
+        fit_key: ``fit_key`` of the fit and its options (set by ``run_batch``; "" otherwise).
     """
 
     device: Device
@@ -202,6 +223,31 @@ class DeviceResult:
     notes: tuple[str, ...] = ()
     record: dict | None = None
     seconds: float = 0.0
+    input_digest: str = ""
+    fit_key: str = ""
+
+
+def one_line(text, limit: int = MAX_REASON_CHARS) -> str:
+    """``text`` on one line (every run of whitespace, line breaks included, one space), cut to ``limit``
+    characters with a final "…"."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+
+
+def file_digest(path) -> str:
+    """``"sha256:HEX"`` of the file's bytes, or ``"unreadable (why)"``: a resumed batch fits a device again when
+    its file changed."""
+    try:
+        with open(path, "rb") as f:
+            return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as e:
+        return f"unreadable ({e.strerror or type(e).__name__})"
+
+
+def fit_key(fit_name: str, fit_kwargs: dict) -> str:
+    """A key of the fit (its qualified name) and its keyword arguments: SHA-256 of both as sorted JSON."""
+    text = json.dumps([fit_name, jsonable(fit_kwargs)], sort_keys=True, separators=(",", ":"), default=repr)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _float(v) -> float | None:
@@ -225,13 +271,12 @@ def _fitted_of(cal) -> dict:
     return params if isinstance(params, dict) else dict(getattr(cal, "fitted", {}) or {})
 
 
-def result_of(device: Device, cal, seconds: float) -> DeviceResult:
+def result_of(device: Device, cal, seconds: float, input_digest: str = "") -> DeviceResult:
     """A fit result (``RingCalibration``, ``ClosedFormRing`` or alike) as a ``DeviceResult``."""
-    failed = bool(getattr(cal, "failed", False))
-    if failed:
+    if bool(getattr(cal, "failed", False)):
         reason = str(getattr(cal, "failure_reason", "") or "the fit reports a failure")
-        return DeviceResult(device, "failed", " ".join(reason.split()), notes=tuple(getattr(cal, "notes", ())),
-                            seconds=seconds)
+        return DeviceResult(device, "failed", one_line(reason), notes=tuple(getattr(cal, "notes", ())),
+                            seconds=seconds, input_digest=input_digest)
     fitted = _fitted_of(cal)
     params = {str(k): (_float(fp.value), _sigma(fp)) for k, fp in fitted.items()}
     design = {str(k): d for k, fp in fitted.items() if (d := _float(getattr(fp, "design", None))) is not None}
@@ -243,31 +288,70 @@ def result_of(device: Device, cal, seconds: float) -> DeviceResult:
     notes = tuple(str(n) for n in (*getattr(cal, "ambiguities", ()), *getattr(cal, "notes", ())))
     record = cal.to_params() if hasattr(cal, "to_params") else (cal.to_dict() if hasattr(cal, "to_dict") else None)
     return DeviceResult(device, "fitted", "", params, design, specs, jsonable(quality), notes, jsonable(record),
-                        seconds)
+                        seconds, input_digest)
+
+
+def internal_error(e: BaseException) -> str:
+    """The reason of a device whose fit hit a bug (an exception no input explains)."""
+    return f"internal error ({type(e).__name__}: {e}); a bug in the fit, please report it"
+
+
+def reader_refusal(path) -> str | None:
+    """The reader's reason for refusing the spectrum file ``path``, or None when it reads it."""
+    try:
+        read_spectrum_csv(path)
+    except OSError as e:
+        return f"{Path(path).name}: cannot be read ({e.strerror or e})"
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def failure_of(path, e: Exception) -> tuple[str, str]:
+    """(status, reason) of a device whose fit raised ``e`` (module docstring): ``bad_input`` with the reader's
+    reason only when ``e`` is a ValueError or an OSError and the reader refuses the file; otherwise ``failed``
+    with the fit's ValueError message or an internal error."""
+    if not isinstance(e, ValueError | OSError):
+        return "failed", internal_error(e)
+    try:
+        refusal = reader_refusal(path)
+    except Exception as bug:  # noqa: BLE001  (the reader's own bug: not the file's fault)
+        return "failed", internal_error(bug)
+    if refusal is not None:
+        return "bad_input", refusal
+    return "failed", internal_error(e) if isinstance(e, OSError) else str(e)
 
 
 def fit_device(device: Device, fit: Callable, fit_kwargs: dict) -> DeviceResult:
-    """``fit(path, **fit_kwargs)`` of ``device``'s file as a ``DeviceResult``; never raises for bad data."""
+    """``fit(path, **fit_kwargs)`` of ``device``'s file as a ``DeviceResult`` (fitted, failed or bad input);
+    never raises for an exception of the fit (``failure_of`` accounts for it)."""
     t0 = time.perf_counter()
-
-    def done(status, reason):
-        return DeviceResult(device, status, " ".join(str(reason).split()), seconds=time.perf_counter() - t0)
-
+    digest = file_digest(device.path)
     try:
         cal = fit(device.path, **fit_kwargs)
-    except ValueError as e:
-        try:  # a file the reader refuses is a bad file (the reader's message), else the fit failed on it
-            read_spectrum_csv(device.path)
-        except ValueError as bad:
-            return done("bad_file", bad)
-        except OSError as bad:
-            return done("bad_file", f"{Path(device.path).name}: cannot be read ({bad.strerror or bad})")
-        return done("failed", e)
-    except OSError as e:
-        return done("bad_file", f"{Path(device.path).name}: cannot be read ({e.strerror or e})")
-    except Exception as e:  # noqa: BLE001  (one device's bug must not abort a wafer: reported as such)
-        return done("failed", f"internal error ({type(e).__name__}: {e}); a bug in the fit, please report it")
-    return result_of(device, cal, time.perf_counter() - t0)
+    except Exception as e:  # noqa: BLE001  (one device's error never aborts a wafer: accounted for)
+        status, reason = failure_of(device.path, e)
+        return DeviceResult(device, status, one_line(reason), seconds=time.perf_counter() - t0, input_digest=digest)
+    try:
+        return result_of(device, cal, time.perf_counter() - t0, digest)
+    except Exception as e:  # noqa: BLE001  (a result this module cannot read: the fit's bug, never the input's)
+        return DeviceResult(device, "failed", one_line(internal_error(e)), seconds=time.perf_counter() - t0,
+                            input_digest=digest)
+
+
+def not_run(device: Device, e: BaseException) -> DeviceResult:
+    """The result of a device whose Dask task did not complete because of ``e`` (the infrastructure's fault:
+    ``run_batch(previous=...)`` fits it again)."""
+    text, name = str(e), type(e).__name__
+    if "connection-lost" in text or isinstance(e, OSError | TimeoutError):
+        return DeviceResult(device, "not_run", f"not run: the connection to the Dask scheduler was lost ({name})")
+    if name == "KilledWorker":
+        cause = "the Dask workers running it died"
+    elif isinstance(e, asyncio.CancelledError | CancelledError):
+        cause = "its Dask task was cancelled"
+    else:
+        cause = "its Dask task did not complete"
+    return DeviceResult(device, "not_run", one_line(f"not run: {cause} ({name}: {text})"))
 
 
 # ---------------------------------------------------------------------------- checks before a batch
@@ -300,6 +384,33 @@ def check_engine(scheduler: str | None, workers, *, scheduler_what: str = "sched
     return scheduler, workers
 
 
+def is_tls(scheduler: str | None) -> bool:
+    """Whether the scheduler address is encrypted (``TLS_SCHEMES``)."""
+    return scheduler is not None and str(scheduler).split("://", 1)[0].lower() in TLS_SCHEMES
+
+
+def check_security(scheduler: str | None, security, what: str = "scheduler"):
+    """``security`` (a ``distributed.security.Security`` or None) checked against ``scheduler``: a tls:// or
+    wss:// scheduler needs one, or a TLS setup in the Dask configuration (``TLS_CONFIG_KEYS``: then a ``Security``
+    reading it is returned); any other scheduler (or none: a LocalCluster) takes none. ValueError otherwise."""
+    import dask.config
+    from distributed.security import Security
+
+    if not is_tls(scheduler):
+        if security is not None:
+            raise ValueError(f"security: TLS goes with a tls:// {what} (an existing scheduler); {what} = {scheduler!r}")
+        return None
+    if security is not None:
+        if not isinstance(security, Security):
+            raise ValueError(f"security = {security!r} must be a distributed.security.Security")
+        return security
+    if all(dask.config.get(k, None) for k in TLS_CONFIG_KEYS):
+        return Security(require_encryption=True)  # reads distributed.comm.tls.* from the configuration
+    raise ValueError(f"{what} = {scheduler!r} is an encrypted (TLS) address and no certificates are given: pass "
+                     f"security= (a distributed.security.Security) or set {' and '.join(TLS_CONFIG_KEYS)} (and "
+                     "distributed.comm.tls.client.key) in the Dask configuration")
+
+
 def check_fit_kwargs(fit: Callable, fit_kwargs: dict, what: str = "fit_kwargs") -> dict:
     """``fit_kwargs`` checked against ``fit(path, **fit_kwargs)``'s signature before any fit (names, required
     ones); for ``calibrate_ring_csv`` also against ``calibrate_ring_spectrum``, which receives its extras."""
@@ -327,13 +438,15 @@ def check_fit_kwargs(fit: Callable, fit_kwargs: dict, what: str = "fit_kwargs") 
 # ---------------------------------------------------------------------------- the engine
 @dataclass(frozen=True)
 class Batch:
-    """A finished batch: one ``DeviceResult`` per input, in input order, and how it ran."""
+    """A finished batch: one ``DeviceResult`` per input, in input order, and how it ran (``reused``: results kept
+    from a previous run, ``run_batch(previous=...)``)."""
 
     results: tuple[DeviceResult, ...]
     engine: str
     wall_s: float
     fit: str
     fit_kwargs: dict
+    reused: int = 0
 
     @property
     def counts(self) -> dict[str, int]:
@@ -341,11 +454,23 @@ class Batch:
         out = {s: sum(r.status == s for r in self.results) for s in STATUSES}
         return out | {"total": len(self.results)}
 
+    @property
+    def complete(self) -> bool:
+        """Whether every device ran (no ``not_run``): only then are the batch's statistics the wafer's."""
+        return not any(r.status == "not_run" for r in self.results)
+
+
+def _close(client) -> None:
+    """Close ``client``; a scheduler that is gone already is no error at this point (the results are in)."""
+    with contextlib.suppress(OSError, TimeoutError, CancelledError, asyncio.CancelledError):
+        client.close(timeout=CLOSE_TIMEOUT_S)
+
 
 @contextlib.contextmanager
-def dask_client(scheduler: str | None, workers: int):
+def dask_client(scheduler: str | None, workers: int, security=None):
     """A ``distributed.Client``: on a fresh ``LocalCluster`` (``workers`` processes, 1 thread each, scratch in a
-    temporary folder) or connected to ``scheduler``; closed (and the cluster shut down) on exit."""
+    temporary folder) or connected to ``scheduler`` (with ``security``, a ``distributed.security.Security``, for
+    tls://); closed (and the cluster shut down) on exit."""
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
@@ -354,65 +479,121 @@ def dask_client(scheduler: str | None, workers: int):
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, local_directory=scratch,
                 dashboard_address=None, silence_logs=logging.ERROR))
-            client = stack.enter_context(Client(cluster))
+            client = Client(cluster)
         else:
             try:
-                client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT_S))
+                client = Client(scheduler, timeout=CONNECT_TIMEOUT_S, security=security)
             except (OSError, TimeoutError) as e:
-                raise ValueError(f"scheduler = {scheduler!r}: cannot connect to a Dask scheduler there ({e})") from None
+                raise ValueError(f"scheduler = {scheduler!r}: cannot connect to a Dask scheduler there "
+                                 f"({one_line(e)})") from None
+        stack.callback(_close, client)
         yield client
 
 
-def _on_dask(devices, fit, fit_kwargs, scheduler, workers, progress) -> list[DeviceResult]:
+@contextlib.contextmanager
+def _quiet_client():
+    """Dask's client logger at CRITICAL: a lost scheduler is reported per device (not run), not as tracebacks."""
+    log = logging.getLogger("distributed.client")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _on_dask(devices, fit, fit_kwargs, scheduler, workers, security, progress) -> list[DeviceResult]:
     from distributed import as_completed
 
     out: list[DeviceResult | None] = [None] * len(devices)
-    with dask_client(scheduler, workers) as client:
+    lost: BaseException = CancelledError("the Dask client stopped before the task completed")
+    with _quiet_client(), dask_client(scheduler, workers, security) as client:
         futures = client.map(fit_device, devices, fit=fit, fit_kwargs=fit_kwargs, pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
-        for n_done, fut in enumerate(as_completed(futures), 1):
+        done = as_completed(futures)
+        for n_done in range(1, len(futures) + 1):
+            try:
+                fut = next(done)
+            except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001  (the client failed: the rest did not run)
+                lost = e
+                break
             i = where[fut.key]
             try:
                 out[i] = fut.result()
-            except Exception as e:  # noqa: BLE001  (a worker died or the task could not run: that device fails)
-                out[i] = DeviceResult(devices[i], "failed", f"Dask task failed ({type(e).__name__}: {e})")
+            except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001  (fit_device never raises: the task did not complete)
+                out[i] = not_run(devices[i], e)
             fut.release()
             progress(n_done, len(devices))
-    return out
+    return [r if r is not None else not_run(d, lost) for r, d in zip(out, devices, strict=True)]
+
+
+def _serial(devices, fit, fit_kwargs, progress) -> list[DeviceResult]:
+    results = []
+    for dev in devices:
+        results.append(fit_device(dev, fit, fit_kwargs))
+        progress(len(results), len(devices))
+    return results
+
+
+def reusable(devices: Sequence[Device], previous: Sequence[DeviceResult], key: str) -> dict[int, DeviceResult]:
+    """Position in ``devices`` → the previous result kept for it (module docstring: a final status, the same file
+    and die, unchanged bytes, the same ``fit_key``), carrying the current device (its index and position)."""
+    by_file = {(r.device.path, r.device.die): r for r in previous if r.status in FINAL and r.fit_key == key}
+    kept = {}
+    for i, dev in enumerate(devices):
+        r = by_file.get((dev.path, dev.die))
+        if r is not None and r.input_digest == file_digest(dev.path):
+            kept[i] = dataclasses.replace(r, device=dev)
+    return kept
 
 
 def run_batch(devices: Sequence[Device], *, fit: Callable | None = None, fit_kwargs: dict | None = None,
-              scheduler: str | None = None, workers: int = 2,
-              progress: Callable[[int, int], None] | None = None) -> Batch:
+              scheduler: str | None = None, workers: int = 2, security=None,
+              previous: Sequence[DeviceResult] = (), progress: Callable[[int, int], None] | None = None) -> Batch:
     """Fit every device (``fit_device``) here (``workers=0``), on a LocalCluster of ``workers`` processes, or
-    on the cluster of ``scheduler``; ``progress(done, total)`` after each device. Options are checked first.
+    on the cluster of ``scheduler``, except those a previous result covers (``reusable``); ``progress(done,
+    total)`` after each device. Options are checked first.
 
     Args:
         devices: from ``devices_from``.
         fit: ``fit(path, **fit_kwargs)`` returning a result (default ``calibrate_ring_csv``); on Dask it must
             be importable by the workers (a module-level function).
         fit_kwargs: keyword arguments of the fit (e.g. ``{"radius": 20.0}``, µm).
-        scheduler: ``tcp://HOST:PORT`` of an existing Dask scheduler, or None.
-        workers: LocalCluster worker processes; 0 runs the fits in this process without Dask.
-        progress: called with (devices done, total).
+        scheduler: ``tcp://HOST:PORT`` (or tls://, ws://, wss://) of an existing Dask scheduler, or None.
+        workers: LocalCluster worker processes, in [0, MAX_WORKERS]; 0 runs the fits in this process without Dask.
+        security: ``distributed.security.Security`` (CA, client certificate and key) of a tls:// or wss://
+            scheduler; None takes the Dask configuration's TLS setup (``check_security``).
+        previous: results of an earlier run of the same batch (``wafer.read_records``): devices with a final
+            result there (fitted, failed, bad input; same file bytes, fit and options) are not fitted again.
+        progress: called with (devices done, total), reused devices counted as done from the start.
 
     Returns:
-        A ``Batch`` (results in input order: identical for every engine).
+        A ``Batch`` (results in input order: identical for every engine). Devices whose Dask task did not
+        complete are ``not_run`` (``Batch.complete`` is False): run again with ``previous=`` its results.
     """
     fit = fit or default_fit()
     fit_kwargs = check_fit_kwargs(fit, dict(fit_kwargs or {}))
     scheduler, workers = check_engine(scheduler, workers)
+    security = check_security(scheduler, security)
     devices = list(devices)
-    progress = progress or (lambda done, total: None)
-    t0 = time.perf_counter()
-    if workers == 0:
-        results = []
-        for dev in devices:
-            results.append(fit_device(dev, fit, fit_kwargs))
-            progress(len(results), len(devices))
-        engine = "serial (this process)"
-    else:
-        results = _on_dask(devices, fit, fit_kwargs, scheduler, workers, progress)
-        engine = f"Dask scheduler {scheduler}" if scheduler else f"Dask LocalCluster ({workers} worker processes)"
     name = f"{getattr(fit, '__module__', '')}.{getattr(fit, '__qualname__', repr(fit))}"
-    return Batch(tuple(results), engine, time.perf_counter() - t0, name, jsonable(fit_kwargs))
+    key = fit_key(name, fit_kwargs)
+    kept = reusable(devices, previous, key)
+    todo = [d for i, d in enumerate(devices) if i not in kept]
+    report = progress or (lambda done, total: None)
+    if kept:
+        report(len(kept), len(devices))
+
+    def step(done, total):
+        report(len(kept) + done, len(devices))
+
+    t0 = time.perf_counter()
+    if workers == 0 or not todo:
+        fresh = _serial(todo, fit, fit_kwargs, step)
+    else:
+        fresh = _on_dask(todo, fit, fit_kwargs, scheduler, workers, security, step)
+    fresh_iter = iter(dataclasses.replace(r, fit_key=key) for r in fresh)
+    results = tuple(kept[i] if i in kept else next(fresh_iter) for i in range(len(devices)))
+    engine = ("serial (this process)" if workers == 0 else f"Dask scheduler {scheduler}" if scheduler else
+              f"Dask LocalCluster ({workers} worker processes)")
+    return Batch(results, engine, time.perf_counter() - t0, name, jsonable(fit_kwargs), len(kept))

@@ -377,14 +377,4 @@ def calibrate_ring_csv(path, **kwargs):
     return calibrate_ring_spectrum(sp.wl_nm, sp.through, sp.drop, source=src, **kwargs)
 
 
-def calibrate_ring_record(path, **kwargs) -> dict:
-    """A worker's function: ``calibrate_ring_csv(path, **kwargs).to_dict()``, or for bad input
-    {"status": "bad_file", "failure_reason": the ValueError's message}: a plain, picklable dict, never raises
-    for bad data (REFERENCE_UM and the module state are not touched)."""
-    try:
-        return calibrate_ring_csv(path, **kwargs).to_dict()
-    except ValueError as e:
-        return {"status": "bad_file", "failure_reason": " ".join(str(e).split()), "source": {"spectrum": str(path)}}
-
-
-__all__ = ["CHI2_MAX", "REFERENCE_UM", "calibrate_ring_csv", "calibrate_ring_record", "calibrate_ring_spectrum"]
+__all__ = ["CHI2_MAX", "REFERENCE_UM", "calibrate_ring_csv", "calibrate_ring_spectrum"]

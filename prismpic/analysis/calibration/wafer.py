@@ -4,21 +4,28 @@ the measured process description, written together into one output folder.
 Folder written by ``write_wafer`` (atomically: a failed run leaves the previous folder or none)::
 
     devices.csv, devices.parquet   one row per device (``device_table``): index, file, die, x, y, status
-                                   (fitted | failed | bad_file), reason, then per fitted parameter NAME and
-                                   NAME_sigma (1σ), the process offsets derived from them (width_bias =
+                                   (fitted | failed | bad_input | not_run), reason, then per fitted parameter
+                                   NAME and NAME_sigma (1σ), the process offsets derived from them (width_bias =
                                    width − drawn width, gap_bias = gap − drawn gap), per spec NAME and
-                                   NAME_sigma, chi2_reduced, converged, n_points, notes. Values of failed
-                                   and refused devices are empty (a failed fit never looks like a result).
+                                   NAME_sigma, chi2_reduced, converged, n_points, notes. Values of devices
+                                   not fitted are empty (a failed fit never looks like a result). In the CSV,
+                                   reasons and notes are one line and a text cell starting with = + - @, tab
+                                   or CR gets a leading ' (``csv_text``: no formula runs when a spreadsheet
+                                   opens it); the Parquet file keeps the values as they are.
     wafer_map.png                  die x/y coloured by each fitted parameter (and n_g, Q_L, ER); failed
-                                   dies ×, bad files ○
+                                   dies ×, bad inputs ○, not run +
     histograms.png                 the fitted devices' distribution of the same quantities
-    summary.json                   counts (fitted, failed, bad files), mean/σ/min/max/median 1σ per
-                                   parameter and spec, the failed and refused files with their reasons, how
-                                   the batch ran (engine, fit, spectra/s)
-    process.json                   ``prismpic.pdk.process`` description (``load_process`` reads it): the
-                                   process parameters the fits determine get the measured nominal and spread;
-                                   the others keep the base process's
+    summary.json                   ``complete`` (no device not run), counts per status, mean/σ/min/max/median
+                                   1σ per parameter and spec, the failed, bad-input and not-run devices with
+                                   their reasons, whether process.json was written and why, how the batch ran
+                                   (engine, fit, devices reused from a previous run, spectra/s)
+    process.json                   only for a complete batch of at least ``MIN_FITTED_FOR_PROCESS`` fitted
+                                   devices: the ``prismpic.pdk.process`` description (``load_process`` reads
+                                   it), the process parameters the fits determine with the measured nominal
+                                   and spread, the others the base process's
     devices/NNNN_DIE.json          the parameter file of each fitted device
+    records/NNNN_DIE.json          every device's result (``record_of``), what a resumed batch reuses
+                                   (``read_records``, ``batch.run_batch(previous=...)``)
 
 Measured spread of a process parameter: the devices' sample variance s² contains each fit's own variance
 σᵢ², so the process σ is √(max(s² − ⟨σᵢ²⟩, 0)) (method of moments for y = x + ε, ε independent of x). A
@@ -31,13 +38,14 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 import re
 from pathlib import Path
 
 import numpy as np
 
-from prismpic.analysis.calibration.batch import STATUSES, Batch, DeviceResult
+from prismpic.analysis.calibration.batch import STATUSES, Batch, Device, DeviceResult, one_line
 from prismpic.fileio import atomic_dir, check_output_dir, jsonable, save_figure_atomic, write_atomic, write_json_atomic
 from prismpic.pdk import process as process_mod
 
@@ -47,7 +55,16 @@ DERIVED = {"width_bias": "width", "gap_bias": "gap"}  # process offset ← fitte
 MAP_SPECS = ("ng", "q_loaded", "extinction_db")  # specs shown next to the parameters in the figures
 MAX_PANELS = 9
 DETERMINED_RATIO = 0.5  # determined by the data: median fit σ below this fraction of the prior σ
-SCHEMA = "prismpic.wafer/1"
+SCHEMA = "prismpic.wafer/2"  # 2: statuses bad_input and not_run, process.json only from enough devices, records/
+RECORD_SCHEMA = "prismpic.wafer.device/1"
+OLD_STATUS_NAMES = {"bad_file": "bad_input"}  # status names of older records → today's
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula (OWASP)
+ONE_LINE_COLUMNS = ("reason", "notes")
+MIN_FITTED_FOR_PROCESS = 5
+"""Fewest fitted devices that process.json is written from. The process σ is a sample standard deviation: from
+n devices its 95 % confidence interval is σ̂·[√((n−1)/χ²₀.₉₇₅), √((n−1)/χ²₀.₀₂₅)] (χ² with n − 1 degrees of
+freedom), [0.60, 2.87]·σ̂ at n = 5 and [0.52, 6.28]·σ̂ at n = 3: from fewer the spread is too uncertain to drive
+a Monte Carlo."""
 
 
 # ---------------------------------------------------------------------------- the table
@@ -100,23 +117,32 @@ def _finite(v):
     return float(v) if v is not None and math.isfinite(v) else None
 
 
-def _cell(v) -> str:
+def csv_text(text: str) -> str:
+    """A text cell made safe for a spreadsheet: a leading ' when it starts with = + - @, tab or CR (OWASP's
+    CSV-injection guidance), so that it is shown as text, never run as a formula."""
+    return f"'{text}" if text.startswith(FORMULA_START) else text
+
+
+def _cell(v, col: str) -> str:
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else ""
-    return str(v)
+    if isinstance(v, int):
+        return str(v)
+    return csv_text(one_line(v, limit=len(str(v))) if col in ONE_LINE_COLUMNS else str(v))
 
 
 def table_csv(cols: list[str], rows: list[dict]) -> str:
-    """The table as CSV text (floats in full precision, empty for missing)."""
+    """The table as CSV text (floats in full precision, empty for missing; text cells: ``csv_text``, reasons and
+    notes on one line)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
+    w.writerow([csv_text(c) for c in cols])
     for row in rows:
-        w.writerow([_cell(row[c]) for c in cols])
+        w.writerow([_cell(row[c], c) for c in cols])
     return buf.getvalue()
 
 
@@ -212,21 +238,38 @@ def measured_process(rows, base: process_mod.Process = process_mod.DEFAULT_PROCE
     return dataclasses.replace(base, **new), jsonable(report)
 
 
+def process_file_verdict(counts: dict) -> tuple[bool, str]:
+    """(whether process.json is written, why): only from a complete batch (no device not run) with at least
+    ``MIN_FITTED_FOR_PROCESS`` fitted devices."""
+    if counts["not_run"]:
+        return False, (f"{counts['not_run']} of {counts['total']} devices not run: the batch is incomplete (resume "
+                       "it); a process is not measured from part of a wafer")
+    if counts["fitted"] < MIN_FITTED_FOR_PROCESS:
+        return False, (f"{counts['fitted']} fitted devices, fewer than {MIN_FITTED_FOR_PROCESS}: their spread is too "
+                       "uncertain to describe the process")
+    return True, f"measured from {counts['fitted']} fitted devices"
+
+
+def _listed(batch: Batch, status: str) -> list[dict]:
+    return [{"index": r.device.index, "die": r.device.die, "file": r.device.file, "reason": r.reason}
+            for r in batch.results if r.status == status]
+
+
 def wafer_summary(batch: Batch, cols: list[str], rows: list[dict], process_report: dict, spectra: str) -> dict:
-    """The ``summary.json`` content (see the module docstring)."""
+    """The ``summary.json`` content (see the module docstring); ``process_report`` is ``measured_process``'s,
+    shown only when process.json is written."""
     params, derived, specs = table_columns(batch.results)
-    n = len(batch.results)
+    written, why = process_file_verdict(batch.counts)
+    n_run = len(batch.results) - batch.reused
     return jsonable({
-        "schema": SCHEMA, "spectra": spectra, "counts": batch.counts,
+        "schema": SCHEMA, "spectra": spectra, "complete": batch.complete, "counts": batch.counts,
         "parameters": {k: column_stats(rows, k) for k in (*params, *derived)},
         "specs": {k: column_stats(rows, k) for k in specs},
-        "failed": [{"index": r.device.index, "die": r.device.die, "file": r.device.file, "reason": r.reason}
-                   for r in batch.results if r.status == "failed"],
-        "bad_files": [{"index": r.device.index, "file": r.device.file, "reason": r.reason}
-                      for r in batch.results if r.status == "bad_file"],
-        "process": process_report,
+        **{s: _listed(batch, s) for s in STATUSES if s != "fitted"},
+        "process_file": {"written": written, "why": why, "min_fitted": MIN_FITTED_FOR_PROCESS},
+        "process": process_report if written else {},
         "run": {"engine": batch.engine, "fit": batch.fit, "fit_kwargs": batch.fit_kwargs, "wall_s": batch.wall_s,
-                "spectra_per_s": n / batch.wall_s if batch.wall_s > 0 else None,
+                "reused": batch.reused, "spectra_per_s": n_run / batch.wall_s if batch.wall_s > 0 else None,
                 "device_seconds_total": math.fsum(r.seconds for r in batch.results)},
         "columns": cols,
     })
@@ -249,7 +292,8 @@ def _grid(n: int):
 
 
 def plot_wafer_map(rows: list[dict], names: list[str], path) -> Path:
-    """Die x/y coloured by each of ``names`` (fitted dies), failed dies ×, bad files ○; PNG (or the suffix's)."""
+    """Die x/y coloured by each of ``names`` (fitted dies), failed dies ×, bad inputs ○, not run +; PNG (or the
+    suffix's)."""
     placed = [r for r in rows if r["x"] is not None and r["y"] is not None]
     fig, axes = _grid(max(len(names), 1))
     if not placed or not names:
@@ -263,8 +307,9 @@ def plot_wafer_map(rows: list[dict], names: list[str], path) -> Path:
             sc = ax.scatter([r["x"] for r in ok], [r["y"] for r in ok], c=[r[name] for r in ok], marker="s", s=size,
                             cmap="viridis")
             fig.colorbar(sc, ax=ax, shrink=0.85)
-        for status, marker, kw in (("failed", "x", {"c": "red"}), ("bad_file", "o", {"facecolors": "none",
-                                                                                     "edgecolors": "black"})):
+        for status, marker, kw in (("failed", "x", {"c": "red"}), ("bad_input", "o", {"facecolors": "none",
+                                                                                      "edgecolors": "black"}),
+                                   ("not_run", "+", {"c": "grey"})):
             sel = [r for r in placed if r["status"] == status]
             if sel:
                 ax.scatter([r["x"] for r in sel], [r["y"] for r in sel], marker=marker, s=size * 0.6,
@@ -307,9 +352,60 @@ def _record_name(res: DeviceResult) -> str:
     return f"{res.device.index:04d}_{safe}.json"
 
 
+def record_of(res: DeviceResult) -> dict:
+    """A device's result as the JSON of ``records/`` (every field of ``DeviceResult``; ``result_of_record``
+    reads it back equal)."""
+    return jsonable({"schema": RECORD_SCHEMA, **dataclasses.asdict(res)})
+
+
+def status_of(name) -> str:
+    """A recorded status as today's (older records: ``bad_file`` is ``bad_input``); ValueError if unknown."""
+    status = OLD_STATUS_NAMES.get(name, name)
+    if status not in STATUSES:
+        raise ValueError(f"status = {name!r} is not one of {', '.join(STATUSES)}")
+    return status
+
+
+def _pairs(d) -> dict:
+    return {str(k): (v[0], v[1]) for k, v in (d or {}).items()}
+
+
+def _coordinate(v) -> float:
+    return math.nan if v is None else float(v)
+
+
+def result_of_record(data) -> DeviceResult:
+    """The ``DeviceResult`` of a ``record_of`` dict; ValueError, KeyError or TypeError when it is malformed."""
+    if not isinstance(data, dict) or data.get("schema") != RECORD_SCHEMA:
+        raise ValueError(f"not a {RECORD_SCHEMA} record")
+    d = data["device"]
+    device = Device(int(d["index"]), str(d["path"]), str(d["file"]), str(d["die"]), _coordinate(d["x"]),
+                    _coordinate(d["y"]))
+    return DeviceResult(device, status_of(data["status"]), str(data["reason"]), _pairs(data["params"]),
+                        dict(data["design"]), _pairs(data["specs"]), dict(data["quality"]),
+                        tuple(str(n) for n in data["notes"]), data["record"], float(data["seconds"]),
+                        str(data["input_digest"]), str(data["fit_key"]))
+
+
+def read_records(out) -> tuple[DeviceResult, ...]:
+    """The device results recorded in the wafer folder ``out`` (``records/``), for ``run_batch(previous=...)``;
+    () when it has none. A record that cannot be read is skipped: its device is fitted again."""
+    folder = Path(out) / "records"
+    if not folder.is_dir():
+        return ()
+    results = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            results.append(result_of_record(json.loads(path.read_bytes())))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            continue
+    return tuple(results)
+
+
 def write_wafer(batch: Batch, out, *, spectra: str = "",
                 base_process: process_mod.Process = process_mod.DEFAULT_PROCESS, what: str = "out") -> Path:
-    """Write the output folder ``out`` (see the module docstring) atomically; returns ``out``."""
+    """Write the output folder ``out`` (see the module docstring) atomically; returns ``out``. process.json only
+    when ``process_file_verdict`` allows it."""
     out = Path(out)
     check_output_dir(out, what)
     cols, rows = device_table(batch.results)
@@ -322,17 +418,18 @@ def write_wafer(batch: Batch, out, *, spectra: str = "",
         plot_histograms(rows, names, work / "histograms.png")
         write_json_atomic(work / "summary.json", wafer_summary(batch, cols, rows, process_report, spectra),
                           what="summary")
-        write_json_atomic(work / "process.json", process.to_dict(), what="process description")
-        records = work / "devices"
-        records.mkdir()
+        if process_file_verdict(batch.counts)[0]:
+            write_json_atomic(work / "process.json", process.to_dict(), what="process description")
+        for sub in ("devices", "records"):
+            (work / sub).mkdir()
         for r in batch.results:
             if r.status == "fitted" and r.record is not None:
-                write_json_atomic(records / _record_name(r), r.record, what="device parameter file")
+                write_json_atomic(work / "devices" / _record_name(r), r.record, what="device parameter file")
+            write_json_atomic(work / "records" / _record_name(r), record_of(r), what="device record")
     return out
 
 
 def status_counts(batch: Batch) -> str:
-    """One line: fitted, failed and bad-file counts."""
+    """One line: the number of devices per status, and in total."""
     c = batch.counts
-    return ", ".join(f"{c[s]} {s.replace('_', ' ')}{'s' if s == 'bad_file' and c[s] != 1 else ''}"
-                     for s in STATUSES) + f" of {c['total']}"
+    return ", ".join(f"{c[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" of {c['total']}"
