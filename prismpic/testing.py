@@ -43,29 +43,56 @@ def _call(model, wl, params):
     return model(wl=wl, **params)
 
 
-def check_passive(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
-    """Largest singular value of S over ``wl`` must be ≤ 1 + tol (passive device)."""
-    wl = band(201) if wl is None else wl
-    s, _ = s_matrix(_call(model, wl, params))
-    smax = float(jnp.max(jnp.linalg.svd(s, compute_uv=False)))
+def _largest_singular_value(s) -> float:
+    return float(jnp.max(jnp.linalg.svd(s, compute_uv=False)))
+
+
+def _assert_passive(s, model, params, tol: float) -> float:
+    smax = _largest_singular_value(s)
     assert smax <= 1 + tol, f"{_name(model)}: max singular value {smax:.12g} > 1 (not passive) for {params}"
     return smax
 
 
-def check_reciprocal(model: Callable, wl=None, tol: float = 1e-12, **params) -> float:
-    """S must equal its transpose: max |S − Sᵀ| ≤ tol."""
-    wl = band(201) if wl is None else wl
-    s, _ = s_matrix(_call(model, wl, params))
+def _assert_reciprocal(s, model, params, tol: float) -> float:
     err = float(jnp.max(jnp.abs(s - jnp.swapaxes(s, -1, -2))))
     assert err <= tol, f"{_name(model)}: max |S - S^T| = {err:.3g} (not reciprocal) for {params}"
     return err
 
 
+def _assert_finite(s, model, params) -> None:
+    assert bool(jnp.all(jnp.isfinite(s))), f"{_name(model)}: non-finite S for {params}"
+
+
+def check_passive(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
+    """Largest singular value of S over ``wl`` must be ≤ 1 + tol (passive device)."""
+    wl = band(201) if wl is None else wl
+    return _assert_passive(s_matrix(_call(model, wl, params))[0], model, params, tol)
+
+
+def check_reciprocal(model: Callable, wl=None, tol: float = 1e-12, **params) -> float:
+    """S must equal its transpose: max |S − Sᵀ| ≤ tol."""
+    wl = band(201) if wl is None else wl
+    return _assert_reciprocal(s_matrix(_call(model, wl, params))[0], model, params, tol)
+
+
 def check_finite(model: Callable, wl=None, **params) -> None:
     """Every S entry finite over ``wl``."""
     wl = band(201) if wl is None else wl
-    s, _ = s_matrix(_call(model, wl, params))
-    assert bool(jnp.all(jnp.isfinite(s))), f"{_name(model)}: non-finite S for {params}"
+    _assert_finite(s_matrix(_call(model, wl, params))[0], model, params)
+
+
+def check_s(model: Callable, n: int = 201, *, passive: bool = True, reciprocal: bool = True,
+            passive_tol: float = 1e-9, reciprocal_tol: float = 1e-12, **params) -> jnp.ndarray:
+    """One evaluation of S over the band (``n`` points, 1.50–1.60 µm) held to every static check: a leading axis of
+    ``n``, finite, and (where the device is so) passive and reciprocal. Returns S."""
+    s, _ = s_matrix(_call(model, band(n), params))
+    assert s.shape[0] == n, f"{_name(model)}: band sweep returned shape {s.shape}, expected leading {n}"
+    _assert_finite(s, model, params)
+    if passive:
+        _assert_passive(s, model, params, passive_tol)
+    if reciprocal:
+        _assert_reciprocal(s, model, params, reciprocal_tol)
+    return s
 
 
 def check_jit(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
@@ -117,11 +144,7 @@ def check_gradient(
 
 def check_band_sweep(model: Callable, n: int = 1001, **params) -> jnp.ndarray:
     """Sweep 1.50–1.60 µm with ``n`` points; S must be finite with a leading axis of n."""
-    wl = band(n)
-    s, _ = s_matrix(_call(model, wl, params))
-    assert s.shape[0] == n, f"{_name(model)}: band sweep returned shape {s.shape}, expected leading {n}"
-    assert bool(jnp.all(jnp.isfinite(s))), f"{_name(model)}: non-finite S in band sweep"
-    return s
+    return check_s(model, n, passive=False, reciprocal=False, **params)
 
 
 def check_model(
@@ -132,14 +155,10 @@ def check_model(
     grad_params: dict[str, float] | None = None,
     **params,
 ) -> None:
-    """Run the whole kit: band sweep, finite, jit, passivity, reciprocity, gradients."""
-    check_band_sweep(model, **params)
-    check_finite(model, **params)
+    """Run the whole kit: one band sweep of 1001 points held to every static check (finite, passive, reciprocal),
+    jit, gradients."""
+    check_s(model, 1001, passive=passive, reciprocal=reciprocal, **params)
     check_jit(model, **params)
-    if passive:
-        check_passive(model, **params)
-    if reciprocal:
-        check_reciprocal(model, **params)
     for name, value in (grad_params or {}).items():
         check_gradient(model, name, value, **params)
 

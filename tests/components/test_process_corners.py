@@ -13,7 +13,7 @@ import sax
 
 from prismpic.components.registry import devices
 from prismpic.pdk import dispersion, process
-from prismpic.testing import check_band_sweep, check_gradient, check_jit, check_passive, check_reciprocal
+from prismpic.testing import check_gradient, check_jit, check_s
 
 DEVICES = devices()
 PROCESS = sorted(n for n, d in DEVICES.items() if "etch_depth" in sax.get_settings(d.model))
@@ -43,11 +43,7 @@ def test_model_kit_over_the_process_corners(name):
     for corner, values in CASES.items():
         params = _at(name, values)
         try:
-            check_band_sweep(model, n=201, **params)
-            if dev.passive:
-                check_passive(model, **params)
-            if dev.reciprocal:
-                check_reciprocal(model, **params)
+            check_s(model, 201, passive=dev.passive, reciprocal=dev.reciprocal, **params)
         except AssertionError as e:
             raise AssertionError(f"{name} at corner {corner} ({params}): {e}") from None
     check_jit(model, **_at(name, CASES["sidewall_angle_deg-3s"]))
