@@ -1,3 +1,5 @@
+import fcntl
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -27,3 +29,23 @@ def pytest_configure(config):
 @pytest.fixture(scope="session", autouse=True)
 def pdk():
     return prismpic.get_pdk()
+
+
+@pytest.fixture(scope="session")
+def report_dir(tmp_path_factory, worker_id):
+    """One full ``prismpic report`` run (≈ 2 CPU-minutes) for the whole test run, shared by the report tests and by
+    the xdist workers (the first to ask builds it under a file lock; the others wait and reuse it). Read only."""
+    from typer.testing import CliRunner
+
+    from prismpic.cli import app
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if worker_id != "master" else base
+    out = root / "shared-report" / "rep"
+    with open(root / "shared-report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "report.json").is_file():
+            out.parent.mkdir(exist_ok=True)
+            res = CliRunner().invoke(app, ["report", "--out", str(out)])
+            assert res.exit_code == 0, res.output
+    return out

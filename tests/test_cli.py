@@ -2,21 +2,11 @@
 
 import json
 
-import pytest
 from typer.testing import CliRunner
 
 from prismpic.cli import app
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def report_dir(tmp_path_factory):
-    """One full ``prismpic report`` run (about a minute), shared by the report tests."""
-    out = tmp_path_factory.mktemp("report") / "rep"
-    res = runner.invoke(app, ["report", "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
 
 
 def test_report_writes_json_and_html(report_dir):

@@ -1,6 +1,6 @@
 """report.html as a designer opens it: one real report, its file checks, and headless Chromium driven by Selenium.
 
-One report is built for the module (about a minute). The browser test loads it from a file:// URL and checks: no
+One report is built for the whole test run (``report_dir`` in conftest.py, shared with test_cli.py). The browser test loads it from a file:// URL and checks: no
 console errors, every image decoded, every plotly figure drawn, one claims-table row per ledger entry, the summary,
 claims and layout picture on screen; it saves screenshots under its tmp_path. It is skipped only when chromedriver
 is absent (CI installs Debian's chromium and chromium-driver in .ci/run).
@@ -21,15 +21,6 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 HTML_MAX_BYTES = 12 * 2**20  # plotly.js is 4.8 MB of it; a second copy would pass 10 MB
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def report_dir(tmp_path_factory) -> Path:
-    from prismpic.analysis.report import write_report
-
-    out = tmp_path_factory.mktemp("browser") / "rep"
-    write_report(out)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -156,11 +156,17 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     dask_run = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=2, progress=lambda d, n: seen.append(d))
     assert _children() <= before  # the cluster's processes are gone
     assert seen == list(range(1, 71))
-    serial = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
     assert dask_run.counts == {"fitted": 63, "failed": N_FAILED, "bad_input": N_BAD, "not_run": 0, "total": 70}
     cols, rows = wafer.device_table(dask_run.results)
-    assert (cols, rows) == wafer.device_table(serial.results)
-    assert wafer.table_csv(cols, rows) == wafer.table_csv(*wafer.device_table(serial.results))
+    # the serial path on every special die and three good ones gives the same rows, to the last digit (the fits
+    # are deterministic; all 70 again would double the test's time without another case)
+    specials = {f"D{x:+d}{y:+d}" for x, y in special.values()} | {"Z9"} | set(sorted(truths)[:3])
+    subset = [d for d in devices if d.die in specials]
+    serial = run_batch(subset, fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
+    assert len(subset) == len(special) + 1 + 3
+    picked = [r for r in dask_run.results if r.device.die in specials]
+    assert wafer.device_table(picked) == wafer.device_table(serial.results)
+    assert wafer.table_csv(*wafer.device_table(picked)) == wafer.table_csv(*wafer.device_table(serial.results))
 
     by_die = {r["die"]: r for r in rows}
     for die, tr in truths.items():
