@@ -49,7 +49,7 @@ def loopback(pitch: float = FIBER_PITCH, taper_length: float = 200.0, bend_radiu
     if vertical < 0:
         raise ValueError(f"pitch = {pitch:g} µm is outside the valid range [{pitch - vertical:g}, inf) µm")
     last = b1
-    if vertical > 0:
+    if round(vertical, 3) > 0:  # on the 1 nm grid; a shorter vertical is none
         v = c << straight(length=round(vertical, 3))
         v.connect("o1", b1.ports["o2"])
         last = v

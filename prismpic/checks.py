@@ -193,13 +193,55 @@ def check_gds_length(name: str, value, *, dbu_um: float = GDS_DBU_UM):
     return value
 
 
+def check_layout_length(name: str, value, lo: float = GDS_DBU_UM, hi: float = math.inf):
+    """``check_range`` for a drawn length (µm) of a cell: at least ``lo`` (default one database unit, 1 nm: a
+    shorter one draws nothing; ``lo=0`` for a length that may be 0) and at most ``hi``, which is lowered to below
+    the layout coordinate range (``gds_limit_um``). Returns ``value`` (NaN outside the range when traced)."""
+    lim = gds_limit_um()
+    open_hi = hi >= lim
+    try:
+        return check_range(name, value, lo, min(hi, lim), unit="µm", hi_open=open_hi)
+    except ValueError as e:
+        try:
+            a = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):  # not a number: check_range's message says so
+            raise e from None
+        why = []
+        if lo == GDS_DBU_UM and np.any(a < lo):
+            why.append("a drawn length is at least the 1 nm database unit")
+        if open_hi and np.any(np.abs(a) >= lim):
+            why.append(f"the layout coordinate range is ±{lim:.3f} µm: 32-bit integers of the 1 nm database unit")
+        raise ValueError(f"{e}{' (' + '; '.join(why) + ')' if why else ''}") from None
+
+
+def _box_extent(box) -> float:
+    """Largest |coordinate| of a box (0 for an empty one)."""
+    if callable(getattr(box, "empty", None)) and box.empty():
+        return 0.0
+    return max(abs(box.left), abs(box.right), abs(box.bottom), abs(box.top))
+
+
+def layout_extent_um(component) -> float:
+    """Largest |coordinate| (µm) of ``component``: its bounding box, and each instance's cell box placed by the
+    instance's transformation in floating point (an instance whose placement overflowed the 32-bit coordinates
+    wraps around in the integer box, not here). Child cells count by their own boxes."""
+    ext = _box_extent(component.dbbox())
+    for inst in getattr(component, "insts", ()):
+        k = inst.instance
+        box = inst.dcplx_trans * inst.cell.dbbox()
+        ext = max(ext, _box_extent(box))
+        if k.na > 1 or k.nb > 1:  # a regular array: its far corner
+            far = (k.na - 1) * k.da + (k.nb - 1) * k.db
+            ext = max(ext, _box_extent(box.moved(far.x, far.y)))
+    return ext
+
+
 def check_gds_extent(component, what: str = "layout") -> None:
     """Raise ``ValueError`` unless the component's bounding box lies inside the coordinate range (a
     coordinate that overflowed is saturated at the range's end by KLayout, so touching it is refused)."""
     dbu = float(getattr(getattr(component, "kcl", None), "dbu", GDS_DBU_UM))
     lim = gds_limit_um(dbu)
-    box = component.dbbox()
-    ext = max(abs(box.left), abs(box.right), abs(box.bottom), abs(box.top))
+    ext = layout_extent_um(component)
     if ext >= lim - 2 * dbu:
         raise ValueError(f"{what} extends to {ext:.3f} µm from the origin, at or beyond the layout coordinate range "
                          f"(-{lim:.3f}, {lim:.3f}) µm (32-bit integers of the {dbu * 1e3:g} nm database unit): a "

@@ -135,11 +135,17 @@ def bad_dir_out():
     return st.builds(make, st.sampled_from(["missing_parent", "file_parent", "is_file", "readonly"]), names)
 
 
-def set_item(data, numeric: list[str], positive: list[str], known: list[str], huge: bool = False):
+def set_item(data, numeric: list[str], positive: list[str], known: list[str], huge: bool = False,
+             tiny: list[str] = ()):
     """A bad ``--set`` item and the tokens its message must hold; ``huge``: values beyond the layout coordinate
-    range too (refused by ``layout`` for any numeric cell parameter; a model's length is not bounded by it)."""
-    kinds = ["malformed", "unknown", "typed", "non_finite", "negative"] + (["huge"] if huge else [])
+    range too (refused by ``layout`` for any numeric cell parameter; a model's length is not bounded by it);
+    ``tiny``: parameters (drawn lengths) that refuse positive values below the 1 nm database unit."""
+    kinds = ["malformed", "unknown", "typed", "non_finite", "negative"] + (["huge"] if huge else []) + (
+        ["tiny"] if tiny else [])
     kind = data.draw(st.sampled_from(kinds))
+    if kind == "tiny":
+        key = data.draw(st.sampled_from(list(tiny)))
+        return f"{key}={data.draw(st.floats(1e-300, 9.99e-4)):g}", [key]
     if kind == "malformed":
         item = data.draw(st.text(NAME_CHARS + " ", min_size=1, max_size=10).filter(lambda s: "=" not in s))
         return item, ["--set"]
@@ -161,6 +167,7 @@ def set_item(data, numeric: list[str], positive: list[str], known: list[str], hu
 LAYOUT_CELLS = ["straight", "bend_euler", "taper", "sbend", "directional_coupler", "y_splitter", "ring_all_pass",
                 "ring_add_drop", "phase_shifter", "pad", "heater", "edge_coupler", "pcm_cell", "photodetector", "eam"]
 POSITIVE_ENDINGS = ("length", "width", "gap", "radius", "size", "thickness")
+MAY_BE_ZERO = {("directional_coupler", "length")}  # lengths that may be 0 (a sub-nanometre one draws as 0)
 
 
 def _numeric_params(cell):
@@ -188,7 +195,8 @@ def test_fuzz_layout(area, pdk, data):
     else:
         numeric = _numeric_params(cell)
         positive = [k for k in numeric if k.endswith(POSITIVE_ENDINGS)]
-        item, tokens = set_item(data, numeric, positive, numeric, huge=True)
+        tiny = [k for k in positive if (cell_name, k) not in MAY_BE_ZERO]
+        item, tokens = set_item(data, numeric, positive, numeric, huge=True, tiny=tiny)
         args += ["--set", item]
     run_bad(area, args, tokens, prepare)
 

@@ -37,7 +37,9 @@ def main(quick: bool = False, out_dir: Path | None = None, drift_k: float = 2.0,
          updates_per_step: int = 20, seed: int = 0, k: int = 8) -> dict:
     """Recall@k versus time under a thermal ramp of ``drift_k`` kelvin, with and without the lock loop."""
     ring_physics.ring_ng(1.55)  # build the dispersion model's cached fits eagerly, outside any JAX trace
-    d, n_blocks, n_queries, steps = (8, 40, 24, 6) if quick else (16, 200, 100, 21)
+    # d = 8 rings on the 1.6 nm grid: 16 would span 25.6 nm, three free spectral ranges of the 20 µm rings, and
+    # no common weight scale exists (program_weights refuses it: other rings' orders sit on the channels)
+    d, n_blocks, n_queries, steps = (8, 40, 24, 6) if quick else (8, 200, 100, 21)
     sig = recall_seed.seed_signatures(n_blocks, n_queries, d=d, seed=seed)
     targets = np.asarray(sig.blocks)
     queries = np.asarray(sig.queries)

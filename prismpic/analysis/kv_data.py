@@ -32,6 +32,9 @@ from __future__ import annotations
 
 import json
 import math
+import struct
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,19 +196,28 @@ def _safetensors(why: str):
     return safetensors.numpy
 
 
-def load_kv(path) -> KVCache:
-    """Read and validate a KV file (module docstring for the layout)."""
+# what np.load raises on a damaged .npz: a broken zip (BadZipFile), a truncated or corrupt member (EOFError, zlib's
+# error, struct's error), an unsupported or encrypted entry (NotImplementedError, RuntimeError), a bad array header
+# (ValueError), a member it cannot find (KeyError)
+_NPZ_ERRORS = (OSError, ValueError, EOFError, KeyError, RuntimeError, NotImplementedError, zipfile.BadZipFile,
+               zlib.error, struct.error)
+
+
+def load_kv(path, *, option: str = "") -> KVCache:
+    """Read and validate a KV file (module docstring for the layout); ``option`` (e.g. ``"--kv"``) prefixes every
+    message."""
     path = Path(path)
     suffix = _suffix(path)
+    pre = f"{option}: " if option else ""
     if not path.is_file():
-        raise ValueError(f"KV file {str(path)!r} does not exist")
-    src = f"KV file {path.name!r}"
+        raise ValueError(f"{pre}KV file {str(path)!r} does not exist")
+    src = f"{pre}KV file {path.name!r}"
     if suffix == ".npz":
         try:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {name: z[name] for name in z.files}
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{src} is not a readable .npz: {e}") from None
+        except _NPZ_ERRORS as e:
+            raise ValueError(f"{src} is not a readable .npz ({type(e).__name__}: {e})") from None
         meta_text = str(arrays.pop("metadata")) if "metadata" in arrays else "{}"
     else:
         safetensors_numpy = _safetensors("reading a .safetensors KV file")

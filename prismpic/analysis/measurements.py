@@ -46,6 +46,13 @@ WL_RANGE_NM = (100.0, 20000.0)  # plausible wavelengths (nm): outside, the unit 
 MAX_FILE_BYTES = 256 * 2**20  # a measurement file larger than this is refused (not read into memory)
 MAX_LINE_CHARS = 65536  # longest line accepted (below the csv module's 128 KiB field limit)
 DELIMITERS = (",", ";", "\t")
+# columns that mark a kind of measurement file, with the command that reads it: a transfer-curve or level file
+# holding another kind's column is refused saying which kind it is (its own columns would be misread)
+FILE_KINDS = {
+    "voltage_v": "an MZM transfer curve (prismpic calibrate mzm --spectrum)",
+    "level": "PCM levels (prismpic calibrate pcm --levels)",
+    **{c: "a ring spectrum (prismpic calibrate ring --spectrum)" for c in ("through", "through_db", "drop", "drop_db")},
+}
 
 
 def _first_bad(mask) -> int:
@@ -155,6 +162,17 @@ class MeasurementTable:
             raise ValueError(f"{self.name}: column {name} = {a[i]} at line {self.lines[i]} is not finite "
                              f"({int(bad.sum())} NaN/infinite values); remove or fix them")
         return a
+
+    def check_column_range(self, name: str, values: np.ndarray, lo: float, hi: float, unit: str, why: str) -> None:
+        """ValueError naming the file, the column, the first line outside [lo, hi] (``unit``) and ``why`` (the
+        physics that sets the range)."""
+        bad = (values < lo) | (values > hi)
+        if bad.any():
+            i = _first_bad(bad)
+            u = f" {unit}" if unit else ""
+            raise ValueError(f"{self.name}: column {name} = {values[i]:.6g}{u} at line {self.lines[i]} is outside the "
+                             f"valid range [{lo:g}, {hi:g}]{u} ({why}; {int(bad.sum())} of {values.size} values "
+                             "outside)")
 
     def transmission(self, name: str) -> np.ndarray:
         """Linear power transmission of a column (dB when its name ends in ``_db``), by the module's rule."""
@@ -343,17 +361,39 @@ def read_spectrum_csv(path) -> MeasuredSpectrum:
     return MeasuredSpectrum(wl, through, drop, str(path))
 
 
-def read_transfer_csv(path, x_names: tuple[str, ...], what: str, *, x_optional: bool = False):
+def read_transfer_csv(path, x_names: tuple[str, ...], what: str, *, x_optional: bool = False,
+                      x_range: tuple[float, float, str, str] | None = None,
+                      wl_range_um: tuple[float, float, str] | None = None):
     """(x, linear transmission, wavelength µm or None, line numbers) from a CSV with an ``x_names`` column and
     ``transmission_db`` or ``transmission``; ``x_names=()`` reads no x column, ``x_optional`` returns x = None
-    when the file has none of ``x_names``."""
+    when the file has none of ``x_names``.
+
+    Every column must be one of these (or ``wavelength_nm``/``wavelength_um``): another kind's column
+    (``FILE_KINDS``) is refused naming that kind, any other column as unknown. ``x_range`` (lo, hi, unit, why) and
+    ``wl_range_um`` (lo, hi µm, why) range-check the x and wavelength columns, naming the column, the line and why.
+    """
     table = read_table(path, what)
+    known = (*x_names, "transmission_db", "transmission", "wavelength_nm", "wavelength_um")
+    for col in table.header:
+        if col in known:
+            continue
+        if col in FILE_KINDS:
+            raise ValueError(f"{table.name}: column {col!r} marks {FILE_KINDS[col]}, not {what} (columns "
+                             f"{', '.join(known)})")
+        raise ValueError(f"{table.name}: unknown column {col!r}; {what} files have the columns {', '.join(known)}")
     xcol = table.pick(x_names, x_names[0]) if x_names else None
     tcol = table.pick(("transmission_db", "transmission"), "transmission")
     if tcol is None or (xcol is None and x_names and not x_optional):
         need = " and ".join(([f"{'/'.join(x_names)!r}"] if x_names else []) + ["'transmission_db' or 'transmission'"])
         raise ValueError(f"{table.name}: found columns {table.header}, need {need}")
     x = table.column(xcol) if xcol else None
+    if x is not None and x_range is not None:
+        table.check_column_range(xcol, x, *x_range)
     t = table.transmission(tcol)
     wl = table.wavelength_um(required=False)
+    if wl is not None and wl_range_um is not None:
+        lo, hi, why = wl_range_um
+        wcol = table.pick(("wavelength_nm", "wavelength_um"), "wavelength")
+        scale = 1e3 if wcol == "wavelength_nm" else 1.0
+        table.check_column_range(wcol, wl * scale, lo * scale, hi * scale, "nm" if scale > 1 else "µm", why)
     return x, t, wl, table.lines

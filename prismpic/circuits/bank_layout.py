@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prismpic.checks import check_range, concrete
+from prismpic.checks import GDS_DBU_UM, check_range, concrete
 from prismpic.circuits.bank_model import (
     BANK_D,
     GRID_CENTER_NM,
@@ -101,6 +101,9 @@ def prism_channel(
         o1 ═══╧═══════╧═══════╧═══ o2    through bus
     """
     check_range("ring_spacing", ring_spacing, 0.0, 1e4, unit="µm")
+    if 0 < ring_spacing < GDS_DBU_UM:
+        raise ValueError(f"ring_spacing = {ring_spacing:g} µm is shorter than the layout's 1 nm database unit: give 0 "
+                         f"(abutting rings) or a value in [{GDS_DBU_UM:g}, 10000] µm")
     radii = tuple(float(r) for r in radii)
     if len(radii) < 1:
         raise ValueError("radii must name at least one ring")

@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.constants import c as C_M_PER_S
 
-from prismpic.checks import check_positive, check_range
+from prismpic.checks import check_layout_length, check_positive, check_range
 from prismpic.components.couplers import directional_coupler, directional_coupler_model, length_for_coupling
 from prismpic.components.gain import (
     NOISE_FIGURE_DB,
@@ -72,6 +72,7 @@ from prismpic.pdk.stack import LOSS_DB_PER_CM
 DESIGN_WL = 1.55
 OSNR_REF_BW_HZ = 12.5e9  # 0.1 nm at 1550 nm, the usual OSNR reference bandwidth
 GAIN_MODES = ("compensate", "saturated")
+LEAD_MAX_UM = 1e5  # µm: a chip's straights are shorter than a wafer is wide (the loop's straights stay in the layout range)
 FIBER_LENGTH_M = cell_defaults(hcf_delay_line)["length_m"]  # the loop's default fiber: the hcf_delay_line cell's
 
 
@@ -79,7 +80,7 @@ FIBER_LENGTH_M = cell_defaults(hcf_delay_line)["length_m"]  # the loop's default
 def _lengths(coupling, gap, dy, bend_length, soa_gain_length, soa_taper_length, ec_taper_length, lead_length,
              cross_section):
     """(coupler length, bus input straight, drop straight) in µm for the chip's layout."""
-    check_positive("lead_length", lead_length, unit="µm")
+    check_layout_length("lead_length", lead_length, hi=LEAD_MAX_UM)
     lc = coupler_length(coupling, gap, dy, bend_length, cross_section)
     soa_len = soa_gain_length + 2 * soa_taper_length
     bus_in = round(ec_taper_length + 2 * lead_length + soa_len, 3)

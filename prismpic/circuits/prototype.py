@@ -50,7 +50,13 @@ from prismpic.circuits.bank_model import (
 )
 from prismpic.circuits.netlists import ABSORBERS, flat_netlist
 from prismpic.circuits.splitter_tree import splitter_tree, splitter_tree_fast
-from prismpic.circuits.weight_programming import detected_weight_fn, programmed_voltages, reachable_gain
+from prismpic.circuits.weight_programming import (
+    PROGRAM_TOL,
+    check_programmed,
+    detected_weight_fn,
+    reachable_gain,
+    weight_solver,
+)
 from prismpic.components import ring_physics
 from prismpic.components.detectors import balanced_photodetector, responsivity_a_per_w
 from prismpic.components.io import edge_coupler, edge_coupler_model
@@ -371,19 +377,20 @@ def _programmer(items: tuple, phys_items: tuple, iterations: int):
     cols, spacer, eta_d, eta_t = columns()
     raw = detected_weight_fn(cols, spacer, eta_d, eta_t)
     raw_batch = jax.jit(jax.vmap(raw))
-    solve = jax.jit(lambda w, g: programmed_voltages(raw, cols, w, g, iterations))
-    return raw_batch, solve
+    return raw_batch, weight_solver(raw, cols, iterations)
 
 
 def prototype_program(weights, *, gain: float | None = None, iterations: int = 30,
-                      loss_db_per_cm=LOSS_DB_PER_CM, **layout):
+                      loss_db_per_cm=LOSS_DB_PER_CM, tol: float | None = PROGRAM_TOL, **layout):
     """Ring voltages (n_rows, d) that make every row's detected weights equal gain·weights.
 
     Levenberg–Marquardt on the detected weights η_d|D|² − η_t|T|² of the full row model (all
     rings, all resonance orders, the drop path's extra loss), from the single-ring Lorentzian
-    inverse (``weight_programming.programmed_voltages``). gain defaults to the largest common
+    inverse, searching the rings' detuning directions where that stalls
+    (``weight_programming.weight_solver``). gain defaults to the largest common
     scale every ring reaches within the electrode voltage limit: min over rings of (raw at 0 V,
-    −raw at V_max) (``weight_programming.reachable_gain``).
+    −raw at V_max) (``weight_programming.reachable_gain``). A row left further than ``tol``·gain from
+    its weights is a ValueError naming it (``tol`` None: return the closest voltages).
 
     Returns:
         (voltages, gain, residual): the largest |raw − gain·w| left in ``residual``.
@@ -395,9 +402,8 @@ def prototype_program(weights, *, gain: float | None = None, iterations: int = 3
     check_range("weights", w, -1.0, 1.0)
     raw_batch, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
     g = reachable_gain(raw_batch, p["d"]) if gain is None else gain
-    volts = solve(w, g)
-    residual = float(jnp.max(jnp.abs(raw_batch(volts) - g * w)))
-    return volts, g, residual
+    volts, errors = solve(w, g, PROGRAM_TOL if tol is None else tol)
+    return volts, g, check_programmed(errors, g, tol, prototype_channels_um(**layout))
 
 
 def _register():

@@ -35,7 +35,7 @@ from functools import cache
 import gdsfactory as gf
 import numpy as np
 
-from prismpic.checks import check_range
+from prismpic.checks import check_layout_length, check_range, gds_limit_um
 from prismpic.components import pcm as pcm_mod
 from prismpic.components.couplers import directional_coupler, length_for_coupling
 from prismpic.components.detectors import photodetector_core
@@ -235,9 +235,10 @@ def check_geometry(rows, cols, n_wavelengths, row_pitch, col_pitch, through_frac
     check_range("pcm_length", pcm_length, 1.0, 1000.0, unit="µm")
     lengths = coupler_lengths(cols, float(through_fraction), gap, dy, bend_length, cross_section)
     crossing = 2 * bend_length + max(lengths) + _pcm_total(pcm_length) + detector_length + BRANCH_CLEARANCE
-    check_range("col_pitch", col_pitch, crossing, math.inf, unit="µm")
+    # the tile spans cols·col_pitch by rows·row_pitch: inside the layout coordinate range
+    check_layout_length("col_pitch", col_pitch, lo=crossing, hi=gds_limit_um() / cols)
     fills = tuple(round(col_pitch - (2 * bend_length + L), 3) for L in lengths[:-1])
-    check_range("row_pitch", row_pitch, 0.0, math.inf, unit="µm", lo_open=True)
+    check_layout_length("row_pitch", row_pitch, hi=gds_limit_um() / rows)
     if with_soa:
         check_range("soa_gain_length", soa_gain_length, 1.0, 2000.0, unit="µm")
     return lengths, fills

@@ -14,8 +14,8 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 
-from prismpic.checks import check_positive, check_power_of_two, check_range
-from prismpic.components.couplers import y_splitter, y_splitter_model
+from prismpic.checks import GDS_DBU_UM, check_layout_length, check_power_of_two, check_range, gds_limit_um
+from prismpic.components.couplers import MAX_OFFSET, y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.activation import platform_cell
@@ -39,7 +39,11 @@ def _geometry(n_outputs: int, pitch: float, bend_radius: float, output_separatio
 
 def _check(n_outputs, pitch, bend_radius, output_separation):
     n = check_power_of_two("n_outputs", n_outputs, 2, MAX_OUTPUTS)
-    check_positive("pitch", pitch, unit="µm")
+    # the outputs span (N − 1)·pitch: inside the layout coordinate range
+    check_layout_length("pitch", pitch, hi=gds_limit_um() / n)
+    # its own span first (its lower bound, the splitter's branches, is the y_splitter's check), then the pitch's
+    # lower bound, which follows it
+    check_range("output_separation", output_separation, 0.0, 2 * MAX_OFFSET, unit="µm", lo_open=True)
     levels, (_, bdy), verticals = _geometry(n, pitch, bend_radius, output_separation)
     min_pitch = 2 * (output_separation / 2 + 2 * bdy)
     check_range("pitch", pitch, min_pitch, math.inf, unit="µm", lo_open=True)
@@ -83,7 +87,8 @@ def splitter_tree(
     c.add_port("o1", port=first.ports["o1"])
     frontier = [first]
     for lvl in range(levels):
-        vert = straight(length=verticals[lvl], cross_section=cross_section) if verticals[lvl] > 0 else None
+        # a vertical shorter than the database unit is none (the bends meet)
+        vert = straight(length=verticals[lvl], cross_section=cross_section) if verticals[lvl] >= GDS_DBU_UM else None
         nxt = []
         for sp in frontier:
             for port_name, up in (("o3", False), ("o2", True)):  # bottom branch first
@@ -152,7 +157,7 @@ def splitter_tree_fast(
     amp = jnp.ones(wl.shape + (1,), dtype=complex)
     for lvl in range(levels):
         route = bend * bend * stub
-        if verticals[lvl] > 0:
+        if verticals[lvl] >= GDS_DBU_UM:  # as the layout: a shorter vertical is none
             route = (
                 route * straight_model(wl=wl, length=verticals[lvl], cross_section=cross_section, **loss)[("o1", "o2")]
             )

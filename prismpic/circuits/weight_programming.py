@@ -5,12 +5,21 @@ raw(v) = g·w, raw the detected weights η_d|D|² − η_t|T|² at the channel w
 rings, all resonance orders, inter-ring coupling) and g a common scale every ring reaches.
 One solver serves the banks (``program_weights``) and the prototype
 (``prototype.prototype_program``): Levenberg–Marquardt from the single-ring Lorentzian inverse.
+
+The Lorentzian is even in the detuning, so each ring can reach its weight detuned either way; the two ways
+differ where another ring's neighbouring resonance order lies near the channel (a plan wider than the free
+spectral range: the 8-channel, 1.6 nm plan of 20 µm rings puts ring j's next order 0.18 nm from channel j + 5).
+From the all-positive start such a row can stall at a residual of order 1 (the 8×8 prototype's example weights:
+0.93). ``weight_solver`` therefore searches the detuning directions of the rows left above ``PROGRAM_TOL``
+(greedy: each round keeps, per row, the best of its directions and their single flips), and the callers raise
+a ValueError naming the row and the ring when a row still cannot be reached.
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from prismpic.checks import check_range
 from prismpic.circuits.bank_model import RING_SPACING, fields_from_columns, ring_columns, spacer_transmissions
@@ -27,6 +36,9 @@ from prismpic.pdk.rules import RULES
 # 3e-13 … 6e-12 after 10 or more iterations.
 LM_DAMPING = 1e-12
 MAX_STEP_FRACTION = 0.2  # largest voltage step per iteration, as a fraction of the electrode voltage limit
+# largest |raw − g·w| a programmed row may leave, in weight units (÷ g): far below a 6-bit weight step (1/32);
+# a reachable row converges to ~1e-12
+PROGRAM_TOL = 1e-6
 
 
 def detected_weight_fn(cols, spacers, eta_drop=1.0, eta_thr=1.0):
@@ -51,8 +63,17 @@ def reachable_gain(raw_batch, d: int, max_voltage_v: float = RULES.max_electrode
     g = min over channels of (raw weight at 0 V, −raw weight at ``max_voltage_v``);
     ``raw_batch`` maps voltages (2, d) to raw weights (2, d).
     """
-    both = raw_batch(jnp.stack([jnp.zeros(d), jnp.full(d, max_voltage_v)]))
-    return float(jnp.minimum(jnp.min(both[0]), jnp.min(-both[1])))
+    both = np.asarray(raw_batch(jnp.stack([jnp.zeros(d), jnp.full(d, max_voltage_v)])))
+    g = float(min(both[0].min(), (-both[1]).min()))
+    if not g > 0:  # a ring reads ≤ 0 on resonance (0 V), or ≥ 0 fully detuned (V_max)
+        j0, j1 = int(np.argmin(both[0])), int(np.argmax(both[1]))
+        at = (f"with every ring at 0 V (on resonance) channel {j0} reads the raw weight {both[0, j0]:.3g} ≤ 0"
+              if both[0, j0] <= 0 else
+              f"with every ring at {max_voltage_v:g} V (detuned) channel {j1} reads the raw weight {both[1, j1]:.3g} ≥ 0")
+        raise ValueError(f"no common weight scale g > 0: {at}; another ring's resonance order falls on the channel, as "
+                         "in a plan wider than the free spectral range (check the plan with "
+                         "prismpic.analysis.channel_plan.check_channel_plan)")
+    return g
 
 
 def lorentzian_start(cols, weights):
@@ -87,14 +108,78 @@ def levenberg_marquardt(raw, v0, goal, iterations: int):
     return jax.lax.fori_loop(0, iterations, body, v0)
 
 
-def programmed_voltages(raw, cols, targets, gain, iterations: int):
+def programmed_voltages(raw, cols, targets, gain, iterations: int, signs=None):
     """Voltages (V, (N, d)) with raw(v_k) = gain·targets_k for each row k of ``targets`` (N, d); traceable.
 
     ``raw`` from ``detected_weight_fn`` and its ``cols``; Levenberg–Marquardt per row from the
-    Lorentzian start.
+    Lorentzian start, each ring detuned in the direction of ``signs`` (N, d) of ±1 (default +1).
     """
     start = lorentzian_start(cols, targets * gain)
+    if signs is not None:
+        start = start * signs
     return jax.vmap(lambda v, t: levenberg_marquardt(raw, v, gain * t, iterations))(start, targets)
+
+
+def sign_search_step(raw, cols, targets, gain, iterations: int, signs):
+    """One round of the detuning-direction search; traceable. For each row: Levenberg–Marquardt from its
+    directions ``signs`` (N, d) and from each of their d single flips; returns the best's (signs, voltages,
+    largest |raw − gain·target|), each stacked over the rows."""
+    d = targets.shape[-1]
+    flips = jnp.concatenate([jnp.ones((1, d)), 1.0 - 2.0 * jnp.eye(d)])  # (d + 1, d): keep, then flip ring j
+    start = lorentzian_start(cols, targets * gain)
+
+    def row(t, s, v0):
+        cand = s[None, :] * flips
+        volts = jax.vmap(lambda c: levenberg_marquardt(raw, c * v0, gain * t, iterations))(cand)
+        res = jax.vmap(lambda v: jnp.max(jnp.abs(raw(v) - gain * t)))(volts)
+        i = jnp.argmin(res)
+        return cand[i], volts[i], res[i]
+
+    return jax.vmap(row)(targets, signs, start)
+
+
+def weight_solver(raw, cols, iterations: int):
+    """``solve(targets (N, d), gain, tol=PROGRAM_TOL) -> (voltages (N, d), errors (N, d))``, errors = raw − gain·targets:
+    Levenberg–Marquardt from the Lorentzian start, then, while a row's largest |error| exceeds tol·gain, rounds of
+    ``sign_search_step`` (at most d, stopping when no row improves). Jitted once per solver (keep it to reuse)."""
+    first = jax.jit(lambda t, g: programmed_voltages(raw, cols, t, g, iterations))
+    step = jax.jit(lambda t, g, s: sign_search_step(raw, cols, t, g, iterations, s))
+    errors = jax.jit(lambda v, t, g: jax.vmap(raw)(v) - g * t)
+
+    def solve(targets, gain, tol: float = PROGRAM_TOL):
+        t = jnp.asarray(targets, dtype=float)
+        volts = first(t, gain)
+        err = np.asarray(errors(volts, t, gain))
+        signs = jnp.ones_like(t)
+        for _ in range(t.shape[-1]):
+            worst = np.max(np.abs(err), axis=-1)
+            if worst.max() <= tol * abs(gain):
+                break
+            signs, new, _ = step(t, gain, signs)
+            new_err = np.asarray(errors(new, t, gain))
+            if not np.any(np.max(np.abs(new_err), axis=-1) < worst * (1 - 1e-9)):
+                break
+            volts, err = new, new_err
+        return volts, err
+
+    return solve
+
+
+def check_programmed(errors, gain: float, tol: float | None = PROGRAM_TOL, channels_um=None) -> float:
+    """The largest |raw − gain·target| of ``errors`` (N, d); ValueError naming the row and ring when it exceeds
+    ``tol``·gain (``tol`` None: never)."""
+    err = np.abs(np.asarray(errors))
+    residual = float(err.max()) if err.size else 0.0
+    if tol is not None and residual > tol * abs(gain):
+        k, j = np.unravel_index(int(np.argmax(err)), err.shape)
+        at = "" if channels_um is None else f" ({float(np.asarray(channels_um)[j]) * 1e3:.3f} nm)"
+        n_bad = int(np.sum(err.max(axis=-1) > tol * abs(gain)))
+        raise ValueError(f"targets row {k} cannot be programmed: ring {j}{at} stays {err[k, j] / abs(gain):.3g} (in "
+                         f"weight units) from its target after searching the rings' detuning directions, above tol = "
+                         f"{tol:g} ({n_bad} of {err.shape[0]} rows); another ring's resonance order likely lies on the "
+                         "channel (check the plan with prismpic.analysis.channel_plan.check_channel_plan), or pass "
+                         "tol=None for the closest voltages")
+    return residual
 
 
 def _bank_weight_fn(channels_um, radii, ring_spacing, ring):
@@ -115,13 +200,14 @@ def weight_gain(channels_um, radii, max_voltage_v: float = RULES.max_electrode_v
 
 
 def program_weights(targets, channels_um, radii, *, gain: float | None = None, iterations: int = 20,
-                    ring_spacing: float = RING_SPACING, **ring):
+                    ring_spacing: float = RING_SPACING, tol: float | None = PROGRAM_TOL, **ring):
     """Ring voltages (N, d) whose balanced weights at the channels equal gain·targets.
 
     A calibrated inverse: Levenberg–Marquardt on the full bank model (all rings, all resonance
     orders, inter-ring coupling), per channel, starting from the single-ring Lorentzian
-    inverse (``lorentzian_start``). Raises ValueError for targets outside [−1, 1] or
-    mismatched shapes.
+    inverse (``lorentzian_start``) and searching the detuning directions where that stalls
+    (``weight_solver``). Raises ValueError for targets outside [−1, 1], mismatched shapes, and
+    a row left further than ``tol``·gain from its target (``tol`` None: return the closest).
 
     Returns:
         (voltages, residual): voltages (V) and the largest |raw − gain·target| left.
@@ -135,6 +221,5 @@ def program_weights(targets, channels_um, radii, *, gain: float | None = None, i
                          "the last axes must all equal d")
     g = weight_gain(channels_um, radii, ring_spacing=ring_spacing, **ring) if gain is None else gain
     raw, cols = _bank_weight_fn(channels_um, radii, ring_spacing, ring)
-    volts = jax.jit(lambda t: programmed_voltages(raw, cols, t, g, iterations))(targets)
-    residual = float(jnp.max(jnp.abs(jax.vmap(raw)(volts) - g * targets)))
-    return volts, residual
+    volts, errors = weight_solver(raw, cols, iterations)(targets, g, PROGRAM_TOL if tol is None else tol)
+    return volts, check_programmed(errors, g, tol, channels_um)

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 import sax
 
-from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
+from prismpic.checks import check_layout_length, check_range, concrete
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
@@ -37,6 +37,7 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)  # phase quadrature on [-
 _CNODES, _CWEIGHTS = np.polynomial.legendre.leggauss(64)  # coupling quadrature (sharper integrand)
 _SBEND_POINTS = 201  # polyline points per drawn S-bend
 _R_FLAT = 1e5  # µm: radii beyond this (near the inflection) are treated as this radius
+MAX_OFFSET = 1e4  # µm: largest lateral offset of an S-bend (a die is about this wide)
 
 
 # ---------------------------------------------------------------------------- S-bend geometry
@@ -51,14 +52,35 @@ def _float(x) -> float | None:
     return None if a is None else float(a)
 
 
-def check_sbend_radius(name: str, length, offset) -> None:
+def _given(name: str, value) -> str:
+    """``"name = value µm"`` for messages (the name alone when traced)."""
+    v = _float(value)
+    return name if v is None else f"{name} = {v:g} µm"
+
+
+def check_sbend_radius(name: str, length, offset, offset_from: str = "") -> None:
     """ValueError naming ``name`` unless a raised-cosine S-bend of ``length`` and ``offset`` (µm) keeps
-    its minimum radius 2L²/(π²|h|) ≥ the design rule's minimum bend radius (skipped when traced)."""
+    its minimum radius 2L²/(π²|h|) ≥ the design rule's minimum bend radius (skipped when traced);
+    ``offset_from`` names the parameters that set the offset (e.g. ``"dy = 50 µm"``), said in the message."""
     h = _float(offset)
     if h is None or h == 0:
         return
     shortest = math.pi * math.sqrt(RULES.min_bend_radius * abs(h) / 2.0)
-    check_range(name, length, shortest, math.inf, unit="µm")
+    try:
+        check_range(name, length, shortest, math.inf, unit="µm")
+    except ValueError as e:
+        if not offset_from:
+            raise
+        raise ValueError(f"{e} for {offset_from}: the S-bend's minimum radius 2L²/(π²h) must be ≥ "
+                         f"{RULES.min_bend_radius:g} µm") from None
+
+
+def check_offset_span(name: str, value, base) -> None:
+    """ValueError naming ``name`` unless ``value`` (µm, a centre-to-centre spacing) exceeds ``base`` (the
+    spacing of the branches before their S-bends, µm) by at most 2·``MAX_OFFSET`` (skipped when traced)."""
+    lo = _float(base)
+    if lo is not None:
+        check_range(name, value, lo, lo + 2 * MAX_OFFSET, unit="µm", lo_open=True)
 
 
 def sbend_points(length: float, offset: float, n: int = _SBEND_POINTS) -> np.ndarray:
@@ -130,12 +152,11 @@ def _add_slabbed_polygon(c: gf.Component, points, xs) -> None:
 def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_range("tip_gap", tip_gap, RULES.min_ridge_gap, 10.0, unit="µm")
-    check_positive("taper_length", taper_length, unit="µm")
-    lo = _float(width + tip_gap)
-    if lo is not None:
-        check_range("output_separation", output_separation, lo, math.inf, unit="µm", lo_open=True, hi_open=True)
-    check_positive("length", length, unit="µm")
-    check_sbend_radius("length", length, (output_separation - width - tip_gap) / 2)
+    check_layout_length("taper_length", taper_length)
+    check_offset_span("output_separation", output_separation, width + tip_gap)
+    check_layout_length("length", length)
+    check_sbend_radius("length", length, (output_separation - width - tip_gap) / 2,
+                       _given("output_separation", output_separation))
 
 
 @platform_cell
@@ -251,12 +272,10 @@ def y_splitter_model(
 def _check_dc(gap, length, dy, bend_length, width):
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_range("gap", gap, RULES.min_ridge_gap, 10.0, unit="µm")
-    check_nonnegative("length", length, unit="µm")
-    lo = _float(gap + width)
-    if lo is not None:
-        check_range("dy", dy, lo, math.inf, unit="µm", lo_open=True, hi_open=True)
-    check_positive("bend_length", bend_length, unit="µm")
-    check_sbend_radius("bend_length", bend_length, (dy - gap - width) / 2)
+    check_layout_length("length", length, lo=0.0)
+    check_offset_span("dy", dy, gap + width)
+    check_layout_length("bend_length", bend_length)
+    check_sbend_radius("bend_length", bend_length, (dy - gap - width) / 2, _given("dy", dy))
 
 
 @platform_cell
@@ -473,8 +492,8 @@ DEVICES = {
 def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
                         loss_db_per_cm=LOSS_DB_PER_CM, cladding=CLADDING):
     """Checks of an S-bend; returns (length, loss_db_per_cm), NaN where traced values are out of range."""
-    length = check_positive("length", length, unit="µm")
-    check_range("offset", offset, -1e4, 1e4, unit="µm")
+    length = check_layout_length("length", length)
+    check_range("offset", offset, -MAX_OFFSET, MAX_OFFSET, unit="µm")
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     check_sbend_radius("length", length, offset)
     return length, loss_db_per_cm

@@ -31,7 +31,7 @@ from scipy.constants import epsilon_0
 from scipy.constants import h as H_PLANCK  # J s
 from scipy.constants import k as K_B  # J/K
 
-from prismpic.checks import check_nonnegative, check_positive, check_range, concrete
+from prismpic.checks import check_layout_length, check_nonnegative, check_positive, check_range, concrete
 from prismpic.components.model_signature import CELL, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
@@ -55,8 +55,7 @@ SERIES_RESISTANCE_OHM = 10.0  # † contact + Ge spreading resistance
 
 
 # ---------------------------------------------------------------------------- cells
-def _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
-              width):
+def _check_core(ge_length, ge_width, contact_gap, contact_width, input_length, width):
     check_range("ge_length", ge_length, RULES.min_metal_width, 500.0, unit="µm")
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_range("contact_gap", contact_gap, RULES.min_metal_to_ridge, 20.0, unit="µm")
@@ -64,9 +63,14 @@ def _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, c
     lo = concrete(width + 2 * contact_gap + 1.0)
     if lo is not None:  # the Ge wings reach under the contacts by ≥ 0.5 µm
         check_range("ge_width", ge_width, float(lo), 100.0, unit="µm")
+    check_layout_length("input_length", input_length, hi=1e4)
+
+
+def _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
+              width):
+    _check_core(ge_length, ge_width, contact_gap, contact_width, input_length, width)
     check_range("ge_thickness", ge_thickness, 0.05, 2.0, unit="µm")
     check_range("intrinsic_width", intrinsic_width, 0.05, 10.0, unit="µm")
-    check_range("input_length", input_length, 0.0, 1e4, unit="µm", lo_open=True)
     check_range("pad_size", pad_size, RULES.min_pad_size, 500.0, unit="µm")
 
 
@@ -95,6 +99,7 @@ def photodetector_core(
         cross_section: optical cross-section name.
     """
     width = ridge_width(cross_section, width)
+    _check_core(ge_length, ge_width, contact_gap, contact_width, input_length, width)
     c = gf.Component()
     total = input_length + ge_length
     wg = c.add_ref(straight(length=total, width=width, cross_section=cross_section))
@@ -168,7 +173,7 @@ def photodetector(
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)
-    check_positive("lead_length", lead_length, unit="µm")
+    check_layout_length("lead_length", lead_length)
     c = gf.Component()
     core = c.add_ref(photodetector_core(ge_length, ge_width, contact_gap, contact_width, input_length, width,
                                         cross_section))
@@ -221,7 +226,7 @@ def balanced_photodetector(
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)
-    check_positive("lead_length", lead_length, unit="µm")
+    check_layout_length("lead_length", lead_length)
     check_range("pad_space", pad_space, RULES.min_metal_space, 1000.0, unit="µm")
     c = gf.Component()
     core = photodetector_core(ge_length, ge_width, contact_gap, contact_width, input_length, width, cross_section)

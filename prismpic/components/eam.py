@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import sax
 from scipy.constants import epsilon_0
 
-from prismpic.checks import check_positive, check_range
+from prismpic.checks import check_layout_length, check_positive, check_range
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
@@ -28,12 +28,16 @@ from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 EAM_MAX_REVERSE_BIAS_V = 10.0  # reverse bias limit of the III-V diode (breakdown margin) †
+# V½ of the absorption curve (V): MQW EAMs reach half their swing at ~0.5–3 V †. Below 10 mV (under the thermal
+# voltage) the curve is a step; above 10× the bias limit the absorption never reaches 1 % of its change in range.
+V_HALF_RANGE_V = (0.01, 10 * EAM_MAX_REVERSE_BIAS_V)
 
 
 def _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width):
-    check_positive("absorber_length", absorber_length, unit="µm")
+    # lumped III-V EAMs are 50–500 µm long, their tapers tens of µm †: 1 cm bounds both
+    check_layout_length("absorber_length", absorber_length, hi=1e4)
     check_electrode_clearance("mesa_width", mesa_width, width, hi=100.0)
-    check_positive("taper_length", taper_length, unit="µm")
+    check_layout_length("taper_length", taper_length, hi=1e4)
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
 
 
@@ -101,9 +105,12 @@ def eam_absorption_db(voltage_v=0.0, absorber_length=CELL, absorption_change_db_
 
     A phenomenological curve (the QCSE/Franz–Keldysh edge shift is quadratic in the
     field at low bias and the absorption saturates once the edge passes the signal):
-    zero and flat at V = 0, half the full change at V = ``v_half_v``. The extinction
-    ratio at V is this number.
+    zero and flat at V = 0, half the full change at V = ``v_half_v`` (V, in ``V_HALF_RANGE_V``). The extinction
+    ratio at V is this number. ``absorption_change_db_per_um`` Δα_max in [0, 10] dB/µm.
     """
+    absorption_change_db_per_um = check_range("absorption_change_db_per_um", absorption_change_db_per_um, 0.0, 10.0,
+                                              unit="dB/µm")  # NaN outside when traced
+    v_half_v = check_range("v_half_v", v_half_v, *V_HALF_RANGE_V, unit="V")
     v2 = jnp.asarray(voltage_v, dtype=float) ** 2
     return absorption_change_db_per_um * absorber_length * v2 / (v2 + v_half_v**2)
 
@@ -160,13 +167,12 @@ def eam_model(
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
     insertion_loss_db = check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")  # NaN if traced
-    check_range("absorption_change_db_per_um", absorption_change_db_per_um, 0.0, 10.0, unit="dB/µm")
-    check_positive("v_half_v", v_half_v, unit="V")
     wl = jnp.asarray(wl, dtype=float)
     total = absorber_length + 2 * taper_length
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db
+    # eam_absorption_db checks absorption_change_db_per_um and v_half_v
     loss_db = loss_db + eam_absorption_db(voltage_v, absorber_length, absorption_change_db_per_um, v_half_v)
     t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
     return sax.reciprocal({("o1", "o2"): t})

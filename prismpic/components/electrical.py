@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gdsfactory as gf
 
-from prismpic.checks import check_positive, check_range
+from prismpic.checks import check_layout_length, check_positive, check_range
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section
 from prismpic.pdk.layers import LAYER
@@ -87,6 +87,7 @@ def pad_array(
     """
     if not isinstance(columns, int) or not isinstance(rows, int) or columns < 1 or rows < 1:
         raise ValueError(f"columns = {columns!r}, rows = {rows!r} must be integers ≥ 1")
+    _check_pad(size, opening_margin)  # before the pitch, whose range follows the size
     check_range("pitch", pitch, size + RULES.min_metal_space, 1e5, unit="µm")
     if orientation not in (0, 90, 180, 270):
         raise ValueError(f"orientation = {orientation!r} is not one of [0, 90, 180, 270]")
@@ -118,7 +119,7 @@ def electrode_trace(length: float = 100.0, width: float = 10.0) -> gf.Component:
 
         e1 ══════════════ e2
     """
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     xs = get_cross_section("xs_metal", width=width)
     c = gf.path.straight(length=length).extrude(xs)
     c.info["length"] = length
@@ -151,7 +152,7 @@ def heater(
         |e1  |==================|  e2|
         |____|     length       |____|
     """
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     check_range("width", width, RULES.min_metal_width, 100.0, unit="µm")
     check_range("contact_size", contact_size, max(RULES.min_metal_width, float(width)), 1000.0, unit="µm")
     check_positive("sheet_resistance_ohm_sq", sheet_resistance_ohm_sq, unit="Ω/□")
@@ -183,7 +184,7 @@ def wire_straight(length: float = 10.0, cross_section: str = "xs_metal", width: 
         cross_section: metal cross-section name ("xs_metal" or "xs_heater").
         width: wire width (µm); None takes the cross-section's.
     """
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     xs = get_cross_section(cross_section, **({} if width is None else {"width": width}))
     return gf.path.straight(length=length).extrude(xs)
 

@@ -21,7 +21,7 @@ import sax
 from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import h as H_PLANCK  # J s
 
-from prismpic.checks import check_between, check_choice, check_positive, check_range
+from prismpic.checks import check_between, check_choice, check_layout_length, check_positive, check_range
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
@@ -120,7 +120,7 @@ def ase_psd_w_per_hz(gain_db, nf_db=NOISE_FIGURE_DB, wl=1.55):
 # ---------------------------------------------------------------------------- cell
 def _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, contact_gap, width):
     check_range("gain_length", gain_length, 1.0, 2000.0, unit="µm")  # ≤ 40 dB small-signal gain
-    check_positive("taper_length", taper_length, unit="µm")
+    check_layout_length("taper_length", taper_length, hi=1e4)  # III-V tapers are 50–300 µm long †
     check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_range("contact_width", contact_width, RULES.min_metal_width, 200.0, unit="µm")
     check_range("contact_gap", contact_gap, RULES.min_metal_to_ridge, 100.0, unit="µm")

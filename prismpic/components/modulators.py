@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 import sax
 
-from prismpic.checks import check_positive, check_range, concrete
+from prismpic.checks import check_layout_length, check_positive, check_range, concrete
 from prismpic.components.couplers import (
     check_sbend_radius,
     sbend_length,
@@ -41,6 +41,9 @@ from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 _PAD_MARGIN = 5.0  # µm of metal around each PAD opening
+# A DC bias phase is set by a bias voltage or a heater within a period or two of the transfer curve (it is
+# defined modulo 2π; a fitted one stays within two periods either side): |bias_phase_rad| ≤ 4π.
+MAX_BIAS_PHASE_RAD = 4 * math.pi
 
 
 def _float(x):
@@ -91,7 +94,7 @@ def phase_shifter(
                   e2
     """
     width = ridge_width(cross_section, width)
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     check_electrode_clearance("electrode_gap", electrode_gap, width)
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
     xs = get_cross_section(cross_section, width=width)
@@ -186,14 +189,14 @@ def phase_shifter_model(
 
 # ---------------------------------------------------------------------------- MZM
 def _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width):
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     check_electrode_clearance("electrode_gap", electrode_gap, width)
     check_range("signal_width", signal_width, RULES.min_metal_width, 1000.0, unit="µm")
     pad_min = RULES.min_pad_size + 2 * _PAD_MARGIN
     check_range("ground_width", ground_width, pad_min, 5000.0, unit="µm")
     lo = _float(signal_width)
     check_range("pad_size", pad_size, pad_min if lo is None else max(pad_min, lo), 1000.0, unit="µm")
-    check_positive("transition_length", transition_length, unit="µm")
+    check_layout_length("transition_length", transition_length)
     check_sbend_radius("transition_length", transition_length, (pad_size - signal_width) / 2)
 
 
@@ -381,13 +384,15 @@ def mzm_model(
     again o2 (the imbalances add: extinction ((r+1)/(r−1))², r = 10^(imbalance_db/10));
     t_arm: one arm (pads, transitions, straight); ψ = π V/Vπ + bias_phase_rad with
     Vπ = λ g/(2 n_e³ r33 Γ f L_m), L_m = ``mzm_modulation_length``. ``voltage_v`` is
-    the DC signal-to-ground voltage (V). ``ground_width`` sets only the layout.
+    the DC signal-to-ground voltage (V); ``bias_phase_rad`` in [−4π, 4π] (``MAX_BIAS_PHASE_RAD``).
+    ``ground_width`` sets only the layout.
     """
     width = ridge_width(cross_section, width)
     _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width)
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     _check_voltage(voltage_v)
-    check_range("bias_phase_rad", bias_phase_rad, -math.inf, math.inf, unit="rad", lo_open=True, hi_open=True)
+    bias_phase_rad = check_range("bias_phase_rad", bias_phase_rad, -MAX_BIAS_PHASE_RAD, MAX_BIAS_PHASE_RAD,
+                                 unit="rad")  # NaN outside when traced
     check_positive("splitter_length", splitter_length, unit="µm")
     wl = jnp.asarray(wl, dtype=float)
     try:

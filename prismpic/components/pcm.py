@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import sax
 from jax.scipy.special import ndtri
 
-from prismpic.checks import check_between, check_choice, check_positive, check_range
+from prismpic.checks import check_between, check_choice, check_layout_length, check_positive, check_range
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
@@ -193,7 +193,7 @@ def _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, he
     check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)
     check_range("heater_width", heater_width, RULES.min_metal_width, 100.0, unit="µm")
     check_between("heater_overlap", heater_overlap, 0.0, margin)
-    check_positive("lead_length", lead_length, unit="µm")
+    check_layout_length("lead_length", lead_length)
     # the heater's two leads must not overlap: patch + overlaps span at least two lead widths
     check_between("length", length, 2 * heater_width - 2 * heater_overlap, 1000.0)
 
@@ -340,6 +340,7 @@ def pcm_transmission(
     # the cell's ranges (``_check_pcm``); traced values come back NaN outside them (the jit contract)
     crystalline_fraction = check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
     length = check_range("length", length, 0.1, 1000.0, unit="µm")
+    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")  # pcm_width's bound
     pcm_width = check_between("pcm_width", pcm_width, RULES.min_pcm_width, width)
     pcm_thickness = check_range("pcm_thickness", pcm_thickness, 0.001, 0.05, unit="µm")
     margin = check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 import sax
 
-from prismpic.checks import check_choice, check_positive, check_range
+from prismpic.checks import GDS_DBU_UM, check_between, check_choice, check_layout_length, check_positive, check_range
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
@@ -110,7 +110,7 @@ def straight(length: float = 10.0, width: float | None = None, cross_section: st
         o1 ────────────── o2
                length
     """
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
     c = gf.path.straight(length=length).extrude(xs)
     c.info["length"] = length
@@ -144,9 +144,11 @@ def straight_model(
 
 # ---------------------------------------------------------------------------- bends
 def _check_bend(radius, angle):
-    """Checks of a bend; returns (radius, angle), NaN where traced values are out of range."""
+    """Checks of a bend; returns (radius, angle), NaN where traced values are out of range. The arc is at least
+    one layout database unit long (a shorter bend draws nothing)."""
     radius = check_range("radius", radius, RULES.min_bend_radius, 1e5, unit="µm")
-    return radius, check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
+    angle = check_range("angle", angle, 0.0, 180.0, unit="deg", lo_open=True)
+    return radius, check_between("angle", angle, GDS_DBU_UM / radius * 180.0 / math.pi, 180.0, unit="deg")
 
 
 @platform_cell
@@ -296,7 +298,7 @@ def taper(
         cross_section: optical cross-section name (slab band and layers).
     """
     width2 = width1 if width2 is None else width2
-    check_positive("length", length, unit="µm")
+    check_layout_length("length", length)
     check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_range("width2", width2, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     xs = get_cross_section(cross_section, width=width1)

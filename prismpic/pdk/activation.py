@@ -38,10 +38,13 @@ from functools import cache
 
 import gdsfactory as gf
 
+from prismpic.checks import GDS_DBU_UM, check_gds_extent, gds_limit_um, layout_extent_um
 from prismpic.pdk.cross_sections import CROSS_SECTIONS
 from prismpic.pdk.layers import LAYER, get_layer_views
 from prismpic.pdk.stack import get_layer_stack
 
+# a built cell reaching this far from the origin (µm) is beyond the layout coordinate range (check_gds_extent)
+GDS_LIMIT_GUARD_UM = gds_limit_um() - 2 * GDS_DBU_UM
 PDK_NAME = "prismpic_tfln"  # the full PDK
 PLATFORM_PDK_NAME = "prismpic_tfln_platform"
 PRISMPIC_PDK_NAMES = (PDK_NAME, PLATFORM_PDK_NAME)
@@ -113,13 +116,18 @@ def platform_cell(cell: Callable) -> Callable:
     """``cell`` (a ``@gf.cell`` function) wrapped so that every call builds inside ``activated()``.
 
     The wrapper keeps the cell's name, docstring, signature and attributes (``functools.wraps``); nested
-    calls, made while a prismpic PDK is active, switch nothing.
+    calls, made while a prismpic PDK is active, switch nothing. The built cell must lie inside the layout
+    coordinate range (``checks.check_gds_extent``): a cell whose lengths add up beyond it is refused (the cells
+    check each length parameter; this catches their sums).
     """
-
     @functools.wraps(cell)
     def build(*args, **kwargs):
         with activated():
-            return cell(*args, **kwargs)
+            component = cell(*args, **kwargs)
+        if layout_extent_um(component) >= GDS_LIMIT_GUARD_UM:  # refused with the call that built it
+            given = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            check_gds_extent(component, f"{cell.__name__}({given})")
+        return component
 
     build.platform_cell = True  # what tests look for: the cell restores the user's PDK
     return build

@@ -30,7 +30,7 @@ from prismpic.pdk.rules import RULES
 _MZM_FIT = ("field_factor", "bias_phase_rad", "imbalance_db", "excess_loss_db")
 _VPI_ARGS = ("length", "electrode_gap", "signal_width", "pad_size", "transition_length", "film_thickness",
              "etch_depth", "field_factor")
-_BOUNDS = {"field_factor": (1e-3, 1.5), "bias_phase_rad": (-4 * math.pi, 4 * math.pi), "imbalance_db": (0.0, 10.0),
+_BOUNDS = {"field_factor": (1e-3, 1.5), "bias_phase_rad": (-mod.MAX_BIAS_PHASE_RAD, mod.MAX_BIAS_PHASE_RAD), "imbalance_db": (0.0, 10.0),
            "excess_loss_db": (0.0, 10.0)}
 _SCALES = np.array([0.01, 0.05, 0.1, 0.05])  # typical steps of _MZM_FIT (1, rad, dB, dB)
 

@@ -22,6 +22,7 @@ from prismpic.analysis.measurements import read_transfer_csv
 from prismpic.checks import check_number, check_range
 from prismpic.components import pcm as pcm_mod
 from prismpic.fileio import jsonable, write_json_atomic
+from prismpic.pdk import materials
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,10 +139,22 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
                           source=source or {})
 
 
+MAX_LEVEL = 65535  # level labels: a cell's programmed states (GSST cells resolve a few bits; 16 bits is ample)
+
+
 def calibrate_pcm_csv(path, **kwargs) -> PcmCalibration:
     """Read ``transmission_db``/``transmission`` (and optional ``level``, ``wavelength_nm``) columns, then
-    ``calibrate_pcm``; without a ``level`` column the levels are numbered 0, 1, ... in file order."""
-    x, t, wl, _ = read_transfer_csv(path, ("level",), "pcm levels", x_optional=True)
+    ``calibrate_pcm``; without a ``level`` column the levels are numbered 0, 1, ... in file order.
+
+    Every column is range-checked: ``level`` in [0, ``MAX_LEVEL``], transmission by the measurement rule
+    (``measurements``), the wavelength within the GSST data's 1.50–1.60 µm (``materials.GSST_SOURCE``); a column
+    of another kind of file (``voltage_v``: an MZM transfer curve; ``through``/``drop``: a ring spectrum) is refused
+    saying so."""
+    gsst = materials.GSST_SOURCE
+    x, t, wl, _ = read_transfer_csv(
+        path, ("level",), "pcm levels", x_optional=True,
+        x_range=(0.0, MAX_LEVEL, "", "a level is a label of the cell's programmed state, 0, 1, 2, ..."),
+        wl_range_um=(gsst.wl_min_um, gsst.wl_max_um, f"the GSST optical data's range: {gsst.citation}"))
     if wl is not None:
         if np.ptp(wl) > 1e-9:
             raise ValueError(f"{Path(path).name}: one wavelength per file (the wavelength column varies)")

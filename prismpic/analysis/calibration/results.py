@@ -2,7 +2,7 @@
 
 Parameter file (``--params`` of ``prismpic report``)
 -----------------------------------------------------
-JSON object; every block optional except ``schema``::
+JSON object; every block optional except ``schema``; a key not listed here is refused (``PARAM_KEYS``)::
 
     {
       "schema": "prismpic.params/1",
@@ -37,6 +37,7 @@ take the ring block as is; ``load_params`` reads and checks a file (and refuses 
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from dataclasses import dataclass, field
@@ -51,6 +52,16 @@ from prismpic.fileio import jsonable, write_json_atomic
 from prismpic.pdk.stack import CLADDINGS
 
 SCHEMA = "prismpic.params/1"
+# every top-level key a calibration writes (ring: RingCalibration.to_params; mzm: MzmCalibration; pcm:
+# PcmCalibration); ``load_params`` refuses any other (a misspelt block would otherwise be ignored)
+RING_KEYS = ("schema", "status", "failure_reason", "ring_kind", "ring", "index_correction", "fsr_nm", "fwhm_nm",
+             "q_loaded", "q_intrinsic", "extinction_db", "resonance_nm", "ng", "drop_loss_db", "kappa2", "kappa2_drop",
+             "round_trip_loss_db", "errors", "fitted", "nuisance", "measured", "fit", "priors", "ambiguities",
+             "solutions", "notes", "flags", "source")
+MZM_KEYS = ("schema", "mzm", "vpi_v", "vpi_v_err", "insertion_loss_db", "extinction_db", "fitted", "fit", "notes",
+            "source")
+PCM_KEYS = ("schema", "pcm", "levels", "model_range_db", "notes", "source")
+PARAM_KEYS = frozenset(RING_KEYS + MZM_KEYS + PCM_KEYS)
 
 
 def load_params(path) -> dict:
@@ -72,6 +83,11 @@ def load_params(path) -> dict:
         raise ValueError(f"{where} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ValueError(f"{where} must hold a JSON object, got {type(data).__name__}")
+    unknown = [k for k in data if k not in PARAM_KEYS]
+    if unknown:
+        near = difflib.get_close_matches(str(unknown[0]), sorted(PARAM_KEYS), n=1)
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}{f' (did you mean {near[0]!r}?)' if near else ''}; "
+                         f"valid keys: {sorted(PARAM_KEYS)}")
     if data.get("status") == "failed":
         raise ValueError(f"{where} is a failed calibration ({data.get('failure_reason') or 'no reason given'}): it "
                          "is kept for diagnosis (--keep-failed), not as parameters")
