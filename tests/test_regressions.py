@@ -39,11 +39,26 @@ def built(name: str):
     return registered_cells()[name](**SMALL.get(name, {}))
 
 
+SETTINGS_DIGITS = 12  # significant digits of a float in a settings snapshot: computed values (a ring's radius
+# solved for its resonance) differ between CPUs in the 15th digit (XLA's and the BLAS's instruction choice)
+
+
+def _rounded(x):
+    if isinstance(x, float):
+        return float(f"{x:.{SETTINGS_DIGITS}g}")
+    if isinstance(x, list):
+        return [_rounded(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    return x
+
+
 def plain(x):
-    """``x`` as plain YAML-able types (lists, floats, ints, strings, None)."""
+    """``x`` as plain YAML-able types (lists, floats to ``SETTINGS_DIGITS`` significant digits, ints, strings,
+    None)."""
     import json
 
-    return json.loads(json.dumps(jsonable(x)))
+    return _rounded(json.loads(json.dumps(jsonable(x))))
 
 
 def geometry(component) -> dict:
