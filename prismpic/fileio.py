@@ -384,9 +384,13 @@ def check_replaceable(path: Path, what: str) -> None:
         raise ValueError(f"{what} = {_q(path)} is a symbolic link; give a new folder or one prismpic wrote")
     foreign = foreign_entries(path)
     if foreign:
-        shown = ", ".join(repr(f) for f in foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-        raise ValueError(f"{what} = {_q(path)} is an existing folder holding files prismpic did not write ({shown}); "
-                         "prismpic replaces only its own output folders or empty ones: choose a new or empty folder")
+        raise ValueError(_foreign_message(path, what, foreign))
+
+
+def _foreign_message(path: Path, what: str, foreign: list[str]) -> str:
+    shown = ", ".join(repr(f) for f in foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    return (f"{what} = {_q(path)} is an existing folder holding files prismpic did not write ({shown}); "
+            "prismpic replaces only its own output folders or empty ones: choose a new or empty folder")
 
 
 def _write_marker(work: Path) -> None:
@@ -458,7 +462,7 @@ def atomic_dir(path, what: str = "out") -> Iterator[Path]:
             os.chmod(work, created_mode(folder=True))
             with temporaries.SWAP_LOCK:
                 check_replaceable(path, what)
-                _swap_in(work, path)
+                _swap_in(work, path, what)
         except OutputError:
             raise
         except OSError as e:
@@ -468,9 +472,10 @@ def atomic_dir(path, what: str = "out") -> Iterator[Path]:
         raise
 
 
-def _swap_in(work: Path, path: Path) -> None:
-    """Rename the finished ``work`` folder to ``path``; a previous ``path`` is moved into an ``.old`` temporary first
-    and removed after the swap (put back if the second rename fails)."""
+def _swap_in(work: Path, path: Path, what: str) -> None:
+    """Rename the finished ``work`` folder to ``path``; a previous ``path`` is moved into an ``.old`` temporary first,
+    checked there once more (a file written into it since the last check is not prismpic's: the swap is undone and
+    refused) and removed after the swap (put back if the second rename fails)."""
     if not os.path.lexists(path):
         os.rename(work, path)
         temporaries.release(work)
@@ -481,6 +486,11 @@ def _swap_in(work: Path, path: Path) -> None:
     except BaseException:
         _discard(old)
         raise
+    foreign = foreign_entries(old / "x")
+    if foreign:
+        os.rename(old / "x", path)
+        _discard(old)
+        raise ValueError(_foreign_message(path, what, foreign))
     try:
         os.rename(work, path)
         temporaries.release(work)

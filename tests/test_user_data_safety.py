@@ -125,6 +125,28 @@ def test_a_folder_that_becomes_foreign_during_the_run_is_not_replaced(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary left
 
 
+def test_a_file_written_between_the_last_check_and_the_swap_is_not_lost(tmp_path, monkeypatch):
+    """The old folder is checked once more after it was renamed aside: a file that arrived after the check under
+    the lock (another process) makes the swap undo itself."""
+    out = tmp_path / "out"
+    with fileio.atomic_dir(out) as work:
+        (work / "a.json").write_text("1")
+    real, calls = fileio.check_replaceable, []
+
+    def check_then_a_late_write(path, what):
+        real(path, what)
+        calls.append(path)
+        if len(calls) == 2:  # the check under the lock, just before the renames
+            (out / "late.txt").write_text("written meanwhile")
+
+    monkeypatch.setattr(fileio, "check_replaceable", check_then_a_late_write)
+    with pytest.raises(ValueError, match="late.txt"), fileio.atomic_dir(out) as work:
+        (work / "a.json").write_text("2")
+    assert len(calls) == 2
+    assert (out / "late.txt").read_text() == "written meanwhile" and (out / "a.json").read_text() == "1"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
 def test_symlinked_out_folder_is_refused(tmp_path):
     target = tmp_path / "real"
     target.mkdir()
