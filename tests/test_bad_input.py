@@ -401,7 +401,7 @@ def test_sigterm_and_sigkill_during_report(tmp_path):
     _, err = proc.communicate(timeout=120)
     acted_s = time.perf_counter() - t0
     assert proc.returncode == 128 + signal.SIGTERM, err
-    assert acted_s < 3.0, f"SIGTERM took {acted_s:.1f} s to act"  # about a second, also inside a compile
+    assert acted_s < 5.0, f"SIGTERM took {acted_s:.1f} s to act"  # about a second (margin for a loaded machine)
     assert "terminated by signal 15" in err and "Traceback" not in err
     assert leftovers(tmp_path) == [] and json.loads((out / "report.json").read_text()) == {"old": True}
 

@@ -124,9 +124,13 @@ def _unraisable(hook_args, previous=sys.unraisablehook):
     """Ctrl-C or a Terminated raised where Python swallows exceptions (a garbage-collector callback, ``__del__``)
     is delivered again, so that it unwinds the command instead of vanishing."""
     exc = hook_args.exc_value
-    if isinstance(exc, KeyboardInterrupt):  # send the signal again in 10 ms, from another thread (sent from
-        # here, its handler would run at once, still inside the swallowing callback)
-        threading.Timer(0.01, os.kill, (os.getpid(), getattr(exc, "signum", signal.SIGINT))).start()
+    if isinstance(exc, KeyboardInterrupt):  # deliver it again in 10 ms, from another thread (delivered from here,
+        # it would be raised at once, still inside the swallowing callback)
+        thread = threading.current_thread()
+        if thread is threading.main_thread():
+            threading.Timer(0.01, os.kill, (os.getpid(), getattr(exc, "signum", signal.SIGINT))).start()
+        else:  # the command's worker thread (``_run_interruptible``): the signal was already handled
+            threading.Timer(0.01, _interrupt, (thread, type(exc))).start()
         return
     previous(hook_args)
 

@@ -236,8 +236,9 @@ def test_cli_spectra_dispatch_to_the_batch(tmp_path, monkeypatch):
 
     seen = {}
 
-    def fake(spectra, out, scheduler, workers, fit_kwargs):
-        seen.update(spectra=spectra, out=out, scheduler=scheduler, workers=workers, fit_kwargs=fit_kwargs)
+    def fake(spectra, out, scheduler, workers, fit_kwargs, **batch_options):
+        seen.update(spectra=spectra, out=out, scheduler=scheduler, workers=workers, fit_kwargs=fit_kwargs,
+                    **batch_options)
         return 1
 
     monkeypatch.setattr(cb, "ring_batch", fake)
@@ -245,6 +246,7 @@ def test_cli_spectra_dispatch_to_the_batch(tmp_path, monkeypatch):
                             "--workers", "3", "--radius", "30", "--kind", "all_pass", "--ripple", "off"])
     assert r.exit_code == 1, r.output
     assert seen["spectra"] == str(tmp_path / "*.csv") and seen["workers"] == 3 and seen["scheduler"] is None
+    assert seen["resume"] is False and seen["tls_ca_file"] is None
     kw = seen["fit_kwargs"]
     assert kw["kind"] == "all_pass" and kw["ripple"] == "off" and kw["design"]["radius"] == 30.0
     r = runner.invoke(app, ["calibrate", "ring", "--spectra", "x/*.csv", "--fsr", "8", "--out", str(tmp_path / "w")])
