@@ -1,6 +1,6 @@
 """prismpic: physics-level modeling of TFLN photonic chips for LLM inference.
 
-Importing prismpic enables float64 in JAX (high-Q resonances need it). It does not import gdsfactory:
+Importing prismpic enables float64 in JAX (high-Q resonances need it). It imports neither JAX nor gdsfactory:
 
 - ``prismpic.PDK``: the gdsfactory PDK (cells, models, layers, views, stack, cross-sections), built on first
   access and not activated, where gdsfactory looks for it (``gf.get_active_pdk(name="prismpic")``);
@@ -9,11 +9,16 @@ Importing prismpic enables float64 in JAX (high-Q resonances need it). It does n
   activates again the user's PDK afterwards (``prismpic.pdk.activation``).
 """
 
+import os
+import sys
 from importlib import metadata
 
-import jax
-
-jax.config.update("jax_enable_x64", True)
+# float64 in JAX without importing it (``prismpic --version`` and ``--help`` stay light): JAX reads
+# JAX_ENABLE_X64 when it is first imported; if it already is, its config is set directly.
+if "jax" in sys.modules:
+    sys.modules["jax"].config.update("jax_enable_x64", True)
+else:
+    os.environ["JAX_ENABLE_X64"] = "1"
 
 try:
     __version__ = metadata.version("prismpic")

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
-import jax
 import numpy as np
 
 GDS_DBU_UM = 0.001  # the database unit of gdsfactory/KLayout layouts (µm)
@@ -30,10 +30,19 @@ def gds_limit_um(dbu_um: float = GDS_DBU_UM) -> float:
     return GDS_MAX_INT * dbu_um
 
 
+def is_traced(x) -> bool:
+    """Whether ``x`` is a JAX tracer (no value is one before JAX is imported: this module does not import it)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(x, jax.core.Tracer)
+
+
 def concrete(x):
     """Return ``x`` as a NumPy array, or ``None`` when it is a JAX tracer."""
-    if isinstance(x, jax.core.Tracer):
+    if is_traced(x):
         return None
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return np.asarray(x)
     try:
         return np.asarray(x)
     except (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
@@ -71,7 +80,7 @@ def check_range(
         ``value`` unchanged, so checks can be chained inline; when ``value`` is traced, ``value`` with NaN
         where it lies outside the range (the jit contract, module docstring).
     """
-    if isinstance(value, jax.core.Tracer):
+    if is_traced(value):
         return nan_outside(value, lo, hi, lo_open=lo_open, hi_open=hi_open)
     try:
         a = concrete(value)

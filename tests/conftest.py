@@ -1,9 +1,21 @@
 import fcntl
+import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 import prismpic
+from prismpic import user_cache
+
+# One compilation cache for the whole run, shared by the xdist workers and every `prismpic` subprocess (they inherit
+# PRISMPIC_CACHE_DIR): a program compiled by one is loaded by the others. A fresh folder per run (removed at the
+# end) unless PRISMPIC_CACHE_DIR is set; the workers inherit the controller's variable.
+if user_cache.ENV not in os.environ:
+    os.environ["PRISMPIC_TEST_OWNS_CACHE"] = tempfile.mkdtemp(prefix="prismpic-test-cache-")
+    os.environ[user_cache.ENV] = os.path.join(os.environ["PRISMPIC_TEST_OWNS_CACHE"], "cache")
+assert user_cache.enable_compilation_cache() is not None
 
 # Property-based fuzzing (tests/test_fuzz_*.py, tests/analysis/test_fuzz_measurements.py). Each fuzz test asks for
 # a multiple of the profile's max_examples (``settings.default.max_examples``), so one number scales them all:
@@ -24,6 +36,12 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     settings.load_profile("fuzz-long" if config.getoption("--fuzz-long") else "ci")
+
+
+def pytest_unconfigure(config):
+    owned = os.environ.get("PRISMPIC_TEST_OWNS_CACHE")
+    if owned and not hasattr(config, "workerinput"):
+        shutil.rmtree(owned, ignore_errors=True)  # the run's own temporary cache (made above)
 
 
 @pytest.fixture(scope="session", autouse=True)

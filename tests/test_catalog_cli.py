@@ -25,7 +25,8 @@ def test_list_names_every_registered_cell_model_and_circuit():
     assert kinds["ring_all_pass"] == "device" and kinds["pad"] == "electrical" and kinds["prism_bank"] == "circuit"
     res = runner.invoke(app, ["list", "models"])
     assert res.exit_code == 0 and res.stdout.startswith(f"models ({len(models())}):")
-    assert "ring_add_drop_model" in res.stdout and "cells (" not in res.stdout
+    assert "ring_add_drop" in res.stdout and "cells (" not in res.stdout
+    assert all(len(line) <= 80 for line in res.stdout.splitlines())  # CliRunner's terminal: 80 columns
 
 
 def test_list_rejects_an_unknown_kind():

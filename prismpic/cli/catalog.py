@@ -140,6 +140,20 @@ def summary(fn) -> str:
     return doc.splitlines()[0].strip() if doc else ""
 
 
+def column_text(row: dict, column: str) -> str:
+    """A ``list`` row's text in ``column``; "module" is the module of the row's function (``info`` gives all)."""
+    if column == "module":
+        return row["function"].rpartition(".")[0]
+    return str(row[column])
+
+
+def short_name(qualified_name: str) -> str:
+    """A function's qualified name without the package and layer (``rings.ring_add_drop_model``) for the terminal."""
+    for prefix in ("prismpic.", "components.", "circuits."):
+        qualified_name = qualified_name.removeprefix(prefix)
+    return qualified_name
+
+
 def qualified(fn) -> str:
     return f"{fn.__module__}.{fn.__qualname__}" if fn is not None else ""
 
@@ -212,7 +226,9 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
             "ports": port_rows(comp)}
     model = models().get(name)
     if model is not None:
-        sdict = model()
+        import jax
+
+        sdict = jax.eval_shape(model)  # the S-matrix's keys by tracing alone: no compile
         info["model"] = {"function": qualified(model), "summary": summary(model),
                          "ports": sorted({p for pair in sdict for p in pair}, key=lambda s: (len(s), s)),
                          "parameters": describe_parameters(model, fallback=cell)}
@@ -230,40 +246,88 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
 
 
 # ---------------------------------------------------------------------------- printing
-def table(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    """Rows of cells as left-aligned text columns (the last column unpadded)."""
+MIN_LAST_COLUMN = 24  # characters of the last (description) column kept before middle columns are dropped
+
+
+def plain(text: str) -> str:
+    """Docstring text for a terminal: reStructuredText literals and roles (````x````, ``:func:`x```) as plain x."""
+    text = re.sub(r":\w+:`([^`]+)`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (``COLUMNS`` when set; 80 when not a terminal)."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def wrapped(text: str, indent: str) -> list[str]:
+    """``text`` wrapped to the terminal's width, continuation lines indented by ``indent``."""
+    import textwrap
+
+    return textwrap.wrap(text, terminal_width(), subsequent_indent=indent) or [""]
+
+
+def table(rows: list[list[str]], indent: str = "  ", width: int | None = None, wrap: bool = False,
+          min_last: int = MIN_LAST_COLUMN) -> list[str]:
+    """Rows of cells as left-aligned text columns (the last column unpadded) that fit ``width`` columns (default:
+    the terminal's). When they do not, the middle columns are dropped while the last would get fewer than
+    ``min_last`` characters; then the last column is wrapped onto continuation lines (``wrap``) or cut with "…"."""
+    import textwrap
+
     if not rows:
         return []
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows]
+    width = terminal_width() if width is None else width
+    rows = [[plain(c) for c in r] for r in rows]
+
+    def widths_of(rs):
+        return [max(len(r[i]) for r in rs) for i in range(len(rs[0]) - 1)]
+
+    while len(rows[0]) > 2 and width - len(indent) - sum(w + 2 for w in widths_of(rows)) < min_last:
+        rows = [r[:-2] + r[-1:] for r in rows]  # drop the column next to the last
+    widths = widths_of(rows)
+    lead = len(indent) + sum(w + 2 for w in widths)
+    room = max(width - lead, 1)
+    lines = []
+    for r in rows:
+        head = indent + "".join(c.ljust(w) + "  " for c, w in zip(r, widths, strict=False))
+        if len(r[-1]) <= room:
+            lines.append(head + r[-1])
+        elif wrap:
+            parts = textwrap.wrap(r[-1], max(room, 8)) or [""]
+            lines += [head + parts[0]] + [" " * lead + p for p in parts[1:]]
+        else:
+            lines.append(head + r[-1][:room - 1] + "…")
+    return lines
 
 
-def parameter_lines(params: list[dict], mark_cell: bool = False) -> list[str]:
+def parameter_lines(params: list[dict], mark_cell: bool = False, indent: str = "    ") -> list[str]:
     head = ["name", "default", "unit"] + (["from"] if mark_cell else []) + ["description"]
     rows = [head] + [[p["name"], "(required)" if p["required"] else fmt(p["default"]), p["unit"] or "—"] + (["cell" if p.get("from_cell") else "model"] if mark_cell else [])
                      + [p["description"]] for p in params]
-    return table(rows, "    ")
+    return table(rows, indent, wrap=True)
 
 
 def info_lines(info: dict) -> list[str]:
-    lines = [f"{info['name']}: {info['summary']}", f"  cell: {info['cell']}"
+    lines = [*wrapped(f"{info['name']}: {plain(info['summary'])}", "  "), f"  cell: {info['cell']}"
              + (f" with {', '.join(f'{k} = {fmt(v)}' for k, v in info['settings'].items())}" if info["settings"] else "")]
     lines.append(f"  size: {info['size_um'][0]:.6g} × {info['size_um'][1]:.6g} µm")
     lines.append("  parameters:")
     lines += parameter_lines(info["parameters"])
     lines.append(f"  ports ({len(info['ports'])}):")
-    rows = [["name", "type", "x (µm)", "y (µm)", "orient.", "width (µm)", "cross-section", "layer"]]
+    rows = [["name", "type", "x (µm)", "y (µm)", "angle", "w (µm)", "layer", "xs"]]
     rows += [[p["name"], p["type"], f"{p['x']:.3f}", f"{p['y']:.3f}", f"{p['orientation']:g}°", f"{p['width']:.6g}",
-              p["cross_section"] or "—", p["layer"]] for p in info["ports"]]
-    lines += table(rows, "    ")
+              p["layer"].replace(" ", ""), p["cross_section"] or "—"] for p in info["ports"]]
+    lines += table(rows, "    ", wrap=True, min_last=0)
     model = info.get("model")
     if model is None:
         lines.append("  model: none (a layout-only cell)")
     else:
-        lines.append(f"  model: {model['function']}: {model['summary']}")
+        lines += wrapped(f"  model: {model['function']}: {plain(model['summary'])}", "    ")
         lines.append(f"    S-parameter ports: {', '.join(model['ports']) or 'none'}")
         lines.append("    parameters:")
-        lines += ["  " + s for s in parameter_lines(model["parameters"], mark_cell=True)]
+        lines += parameter_lines(model["parameters"], mark_cell=True, indent="      ")
     if info.get("fast_model"):
         lines.append(f"  fast model: {info['fast_model']}")
     drc = info.get("drc")
@@ -286,16 +350,17 @@ def list_(
 
     if kind is not None:
         check_choice("kind", kind, KINDS)
-    found = {k: catalog(k) for k in ([kind] if kind else KINDS)}
+    from prismpic import user_cache
+
+    found = {k: user_cache.cached_json(f"catalog-{k}", lambda k=k: catalog(k)) for k in ([kind] if kind else KINDS)}
     if as_json:
         say(json.dumps(found, indent=1, ensure_ascii=False))
         return
-    columns = {"cells": ("kind", "model"), "models": ("function",), "circuits": ("fast_model",)}
+    columns = {"cells": ("kind",), "models": ("module",), "circuits": ("fast_model",)}
     for k, rows in found.items():
         say(f"{k} ({len(rows)}):")
         body = [["name", *columns[k], "summary"]]
-        body += [[r["name"], *(str(r[c]).removeprefix("prismpic.") or "—" for c in columns[k]), r["summary"]]
-                 for r in rows]
+        body += [[r["name"], *(short_name(column_text(r, c)) or "—" for c in columns[k]), r["summary"]] for r in rows]
         for line in table(body):
             say(line)
 
@@ -346,3 +411,25 @@ def pdk_files(
     with created_folder(target, what):
         for path in layers.write_pdk_files(target):
             say(f"wrote {path}")
+
+
+@app.command()
+@cli_errors
+def cache(
+    clear: Annotated[bool, typer.Option("--clear", help="remove every entry (compiled programs, the catalog)")]
+    = False,
+):
+    """Where prismpic keeps compiled JAX programs and its catalog between runs (PRISMPIC_CACHE_DIR; "off" turns it
+    off), its size, and --clear to empty it."""
+    from prismpic import user_cache
+
+    if clear:
+        count, size = user_cache.clear()
+        say(f"removed {count} cache entries ({size / 1e6:.1f} MB)")
+        return
+    use = user_cache.usage()
+    if not use["on"]:
+        say(f"the cache is off ({user_cache.ENV}={user_cache.OFF})")
+        return
+    say(f"{use['folder']}: {use['entries']} entries, {use['bytes'] / 1e6:.1f} MB "
+        f"(set {user_cache.ENV} to move it, or to 'off'; `prismpic cache --clear` empties it)")

@@ -239,6 +239,9 @@ def cli_errors(fn):
                 if sig is not None:
                     previous[sig] = signal.signal(sig, _raise_terminated)
             sys.unraisablehook = functools.partial(_unraisable, previous=hook)
+        from prismpic import user_cache
+
+        user_cache.enable_compilation_cache()  # compiled programs reused across runs (prismpic/user_cache.py)
         try:
             return _run_interruptible(fn, args, kwargs) if in_main else fn(*args, **kwargs)
         except typer.Exit:

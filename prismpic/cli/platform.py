@@ -9,8 +9,7 @@ import typer
 from rich.table import Table
 
 from prismpic.cli.common import app, check_out_dir, check_out_file, cli_errors, console, progress_bar, say
-from prismpic.pdk.cross_sections import RIDGE_WIDTH
-from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
 
 
 @app.command()
@@ -27,19 +26,26 @@ def mode(
     radius: Annotated[float, typer.Option(help="bend radius (µm); inf for straight")] = float("inf"),
     solve: Annotated[bool, typer.Option(help="also run the full-vector mode solver")] = False,
 ):
-    """Print n_eff, n_g and Γ of the ridge from the compact model (and a fresh solve)."""
+    """Print n_eff, n_g and Γ of the ridge from the compact model (and a fresh solve), for both propagation
+    directions in the X-cut film, with the geometry they are for."""
+    import math
+
     from prismpic.pdk import dispersion
+    from prismpic.pdk.ridge_geometry import mode_label
 
     geo = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth)
     wall = dict(sidewall_angle_deg=sidewall_angle, cladding=cladding)
     pol = polarization.lower()
-    table = Table("quantity", f"{pol.upper()}, crystal z", f"{pol.upper()}, crystal y",
-                  title=f"ridge at λ = {wl} µm, R = {radius} µm, wall {sidewall_angle:g}°, {cladding} cladding")
+    bend = "straight" if math.isinf(radius) else f"bend radius {radius:g} µm"
+    title = (f"ridge {width:g} µm wide (top), film {film_thickness:g} µm, etch {etch_depth:g} µm "
+             f"(slab {film_thickness - etch_depth:.4g} µm), wall {sidewall_angle:g}°, {cladding} cladding, {bend}, "
+             f"λ = {wl:g} µm")
+    table = Table("quantity", *(mode_label(pol, a) for a in "zy"), title=title)
     table.add_row("n_eff (compact)", *(f"{float(dispersion.neff(wl, **geo, radius=radius, polarization=pol, crystal_axis=a, **wall)):.5f}"  # noqa: E501
                                        for a in "zy"))
     table.add_row("n_g (compact)", *(f"{float(dispersion.ng(wl, **geo, radius=radius, polarization=pol, crystal_axis=a, **wall)):.5f}"  # noqa: E501
                                      for a in "zy"))
-    table.add_row("Γ (EO overlap, TE)", f"{float(dispersion.eo_overlap(wl, **geo, **wall)):.4f}", "")
+    table.add_row("Γ (EO overlap, TE, E ∥ z)", f"{float(dispersion.eo_overlap(wl, **geo, **wall)):.4f}", "")
     if solve:
         from prismpic.pdk import modesolver
 

@@ -284,8 +284,11 @@ def ring_add_drop_model(
         sidewall_angle_deg: ridge sidewall angle from the horizontal (°; 90 = vertical), within the
             dispersion tables' range (``prismpic.pdk.dispersion.domain()``).
         cladding: "sio2" or "air" above the ridges.
-        dneff, dng: effective-index correction of a calibrated ring at 1.55 µm (``ring_physics.index_correction``;
-            a calibration writes them when the geometry within its priors cannot reach the measured ring).
+        dneff: effective-index correction of a calibrated ring: its n_eff at 1.55 µm moves by this
+            (``ring_physics.index_correction``; a calibration writes it when the geometry within its priors
+            cannot reach the measured ring; 0 for a designed ring).
+        dng: group-index correction of a calibrated ring: its n_g moves by this at every wavelength
+            (``ring_physics.index_correction``; 0 for a designed ring).
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,

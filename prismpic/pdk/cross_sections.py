@@ -13,10 +13,9 @@ from gdsfactory.cross_section import CrossSection, Section
 from prismpic.checks import check_choice, check_range
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
+from prismpic.pdk.stack import RIDGE_WIDTH, RING_RADIUS
 
 SLAB_MARGIN = 3.0  # µm of slab drawn on each side of a ridge
-RIDGE_WIDTH = 1.4  # µm, the seed's ridge (S1-10)
-RING_RADIUS = 20.0  # µm, the seed's ring (S1-10)
 ROUTE_RADIUS = 80.0  # µm, routing bends: radiation loss negligible at this radius
 
 

@@ -17,6 +17,18 @@ from prismpic.pdk import materials
 from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
 
 # ----------------------------------------------------------------------------- geometry
+PROPAGATION_AXIS = {"z": "y", "y": "z"}  # crystal_axis (the in-plane TE field's crystal axis) -> propagation axis
+
+
+def mode_label(polarization: str, crystal_axis: str) -> str:
+    """How a mode is named for a reader: polarisation, the crystal axis of its dominant field and the propagation
+    axis, e.g. ``"TE (E ∥ z), propagating along y"`` for crystal_axis "z" (X-cut film: crystal x is vertical, so TM
+    is polarised along x)."""
+    check_choice("polarization", polarization, ("te", "tm"))
+    check_choice("crystal_axis", crystal_axis, ("z", "y"))
+    field = crystal_axis if polarization == "te" else "x"
+    return f"{polarization.upper()} (E ∥ {field}), propagating along {PROPAGATION_AXIS[crystal_axis]}"
+
 
 
 @dataclass(frozen=True)

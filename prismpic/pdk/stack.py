@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from gdsfactory.technology import LayerLevel, LayerStack, LogicalLayer
+from typing import TYPE_CHECKING
 
 from prismpic.checks import check_choice, check_positive, check_range, concrete
-from prismpic.pdk.layers import LAYER
 
+if TYPE_CHECKING:  # gdsfactory loads only when a LayerStack is built: the constants below stay cheap to import
+    from gdsfactory.technology import LayerStack
+
+RIDGE_WIDTH = 1.4  # µm, the seed's ridge top width as drawn (S1-10)
+RING_RADIUS = 20.0  # µm, the seed's ring (S1-10)
 FILM_THICKNESS = 0.6  # µm, X-cut LN film (seed S1-10: 1.4 × 0.6 µm ridge)
 # µm, ridge etch, leaving a 0.25 µm slab. At 0.30 µm the mode solver puts the bend radiation
 # of a 20 µm ring at ≈ 170 dB/cm (radiation-limited Q ≈ 3e3, below the seed's measured 12,500);
@@ -46,6 +50,10 @@ def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = 
     it), so 3-D views and FDTD/mode exports see the ridge the models use; the slab level covers the
     widening below the etch. The cladding level holds SiO2 or air above the film.
     """
+    from gdsfactory.technology import LayerLevel, LayerStack, LogicalLayer
+
+    from prismpic.pdk.layers import LAYER
+
     check_film(film_thickness, etch_depth)
     check_range("sidewall_angle_deg", sidewall_angle_deg, 45.0, 90.0, unit="°")
     check_choice("cladding", cladding, CLADDINGS)

@@ -1,0 +1,194 @@
+"""The user's prismpic cache: JAX's persistent compilation cache and the command catalog, reused across runs.
+
+The folder is ``PRISMPIC_CACHE_DIR`` when set, else the platform's user cache folder (``~/.cache/prismpic`` on
+Linux, via ``platformdirs``); ``PRISMPIC_CACHE_DIR=off`` turns the cache off. prismpic marks the folder it made
+(``MARKER``) and never clears a folder without that mark, nor any file in it that is not a cache entry
+(``is_entry``). ``prismpic cache`` shows it, ``prismpic cache --clear`` empties it.
+
+Compiled code: XLA executables are keyed by JAX on the computation, its shapes, the JAX/XLA version and the
+device, so a cached program is exactly what a fresh compile would give (results are identical with and without
+the cache; a test holds it). JAX's key leaves out the host's instruction set (XLA:CPU then logs "could lead to
+execution errors such as SIGILL" on every load), so prismpic keeps one folder per processor (``host_folder``: a
+home folder shared by machines of different kinds never hands one a program built for another), and the CLI
+silences XLA's C++ log below fatal (``TF_CPP_MIN_LOG_LEVEL``, unless the user set it): errors reach Python as
+exceptions. The cache is set through JAX's own environment variables when JAX is not imported
+yet (this module does not import it), else through ``jax.config``. Every compile is kept
+(``MIN_COMPILE_TIME_S`` = 0: a model evaluated op by op compiles dozens of 10–50 ms programs), within
+``MAX_SIZE_BYTES`` (JAX evicts the least recently used entries beyond it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+ENV = "PRISMPIC_CACHE_DIR"
+OFF = "off"
+MARKER = ".prismpic-cache"
+JAX_FOLDER = "jax"  # the JAX entries sit in JAX_FOLDER/<host_folder()>
+CATALOG_FOLDER = "catalog"
+MIN_COMPILE_TIME_S = 0.0
+MAX_SIZE_BYTES = 2 * 1024**3
+JAX_SUFFIXES = ("-cache", "-atime")  # jax/_src/lru_cache.py names its entries KEY-cache and KEY-atime
+JAX_LOCK = ".lockfile"
+
+
+def cache_root() -> Path | None:
+    """The cache folder (not created here), or None when ``PRISMPIC_CACHE_DIR=off``."""
+    value = os.environ.get(ENV)
+    if value is not None and value.strip().lower() == OFF:
+        return None
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("prismpic", appauthor=False))
+
+
+def ready_root() -> Path | None:
+    """The cache folder, created (0700) and marked if missing; None when it is off or cannot be written (the
+    cache is an optimisation: a read-only home or a foreign folder turns it off, it never stops a command)."""
+    root = cache_root()
+    if root is None:
+        return None
+    try:
+        if not root.exists():
+            root.mkdir(mode=0o700, parents=True)
+            (root / MARKER).write_text("prismpic cache: compiled JAX programs and the command catalog\n")
+        if not (root / MARKER).is_file() or not os.access(root, os.W_OK):
+            return None  # a folder prismpic did not make: not ours to fill
+    except OSError:
+        return None
+    return root
+
+
+def host_folder() -> str:
+    """The name of this processor's folder of compiled programs: ``cpu-`` and a digest of the machine type and the
+    CPU's instruction-set flags (``/proc/cpuinfo`` on Linux, else ``platform.processor()``)."""
+    import platform
+
+    flags = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = " ".join(sorted(line.split(":", 1)[1].split()))
+                break
+    except OSError:
+        pass
+    return "cpu-" + hashlib.sha256(f"{platform.machine()}|{flags}".encode()).hexdigest()[:16]
+
+
+def enable_compilation_cache() -> Path | None:
+    """Point JAX's persistent compilation cache at the user cache and return its folder (None when off). A cache
+    folder already given to JAX (``jax_compilation_cache_dir``, ``JAX_COMPILATION_CACHE_DIR``) is kept."""
+    root = ready_root()
+    if root is None:
+        return None
+    folder = root / JAX_FOLDER / host_folder()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    settings = {"jax_compilation_cache_dir": str(folder),
+                "jax_persistent_cache_min_compile_time_secs": MIN_COMPILE_TIME_S,
+                "jax_compilation_cache_max_size": MAX_SIZE_BYTES}
+    jax = sys.modules.get("jax")
+    if jax is not None and hasattr(jax, "config"):
+        if jax.config.jax_compilation_cache_dir:  # set by the program prismpic runs in: its choice stands
+            return Path(jax.config.jax_compilation_cache_dir)
+        for key, value in settings.items():
+            jax.config.update(key, value)
+    else:  # read by JAX when it is first imported; a variable the user set stands
+        if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+            return Path(os.environ["JAX_COMPILATION_CACHE_DIR"])
+        for key, value in settings.items():
+            os.environ[key.upper()] = str(value)
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    return folder
+
+
+def source_key() -> str:
+    """A digest of prismpic's version and of its source and data files' sizes and modification times: what the
+    cached catalog was made from (a source tree that changes makes a new key)."""
+    import prismpic
+
+    package = Path(prismpic.__file__).parent
+    h = hashlib.sha256(prismpic.__version__.encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json", ".npz", ".yaml") and "__pycache__" not in path.parts:
+            st = path.stat()
+            h.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:24]
+
+
+def cached_json(name: str, compute):
+    """``compute()`` (JSON-serialisable), read from the cache when it was computed from the same sources
+    (``source_key``), else computed and stored (atomically; a cache that cannot be written is skipped)."""
+    root = ready_root()
+    if root is None:
+        return compute()
+    path = root / CATALOG_FOLDER / f"{name}-{source_key()}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    try:
+        from prismpic.fileio import write_json_atomic
+
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        for old in path.parent.glob(f"{name}-*.json"):  # entries made from older sources
+            old.unlink()
+        write_json_atomic(path, value)
+    except OSError:
+        pass
+    return value
+
+
+def is_entry(path: Path, root: Path) -> bool:
+    """Whether ``path`` is a cache entry prismpic or JAX wrote in ``root``: a regular file (never a link) named as
+    JAX names its entries in the JAX folder, or a catalog file."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    if path.parent.parent == root / JAX_FOLDER and path.parent.name.startswith("cpu-"):
+        return path.name.endswith(JAX_SUFFIXES) or path.name == JAX_LOCK
+    return path.parent == root / CATALOG_FOLDER and path.suffix == ".json"
+
+
+def entries(root: Path) -> list[Path]:
+    """The cache entries in ``root`` (see ``is_entry``)."""
+    found = []
+    top = root / JAX_FOLDER
+    hosts = sorted(top.glob("cpu-*")) if top.is_dir() and not top.is_symlink() else []
+    for folder in (*hosts, root / CATALOG_FOLDER):
+        if folder.is_dir() and not folder.is_symlink():
+            found += [p for p in sorted(folder.iterdir()) if is_entry(p, root)]
+    return found
+
+
+def clear() -> tuple[int, int]:
+    """Remove every cache entry; return (files removed, bytes freed). Raises ValueError when the folder exists
+    without prismpic's mark (it was not made by prismpic: nothing in it is touched)."""
+    root = cache_root()
+    if root is None or not root.exists():
+        return 0, 0
+    if not (root / MARKER).is_file():
+        raise ValueError(f"{ENV} = {str(root)!r} is not a folder prismpic made (no {MARKER} in it); nothing removed")
+    count = size = 0
+    for path in entries(root):
+        size += path.stat().st_size
+        path.unlink()
+        count += 1
+    return count, size
+
+
+def usage() -> dict:
+    """The cache's folder, whether it is on, and its entries' count and size (bytes)."""
+    root = cache_root()
+    if root is None:
+        return {"folder": None, "on": False, "entries": 0, "bytes": 0}
+    found = entries(root) if (root / MARKER).is_file() else []
+    return {"folder": str(root), "on": True, "entries": len(found), "bytes": sum(p.stat().st_size for p in found)}

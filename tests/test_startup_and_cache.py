@@ -1,0 +1,153 @@
+"""Commands that start light, the user cache (compiled programs, the catalog) and the terminal texts of
+``list``, ``info`` and ``mode``."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from prismpic import user_cache
+from prismpic.cli import app
+
+runner = CliRunner()
+
+
+def run_python(code: str, env: dict | None = None) -> str:
+    """``code`` in a fresh interpreter; with ``env``, without the test run's own JAX cache variables (conftest)."""
+    base = {k: v for k, v in os.environ.items() if not (env and k.startswith("JAX_") and "CACHE" in k)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**base, **(env or {})})
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_import_neither_jax_nor_gdsfactory(flag):
+    code = ("import sys\nfrom prismpic.cli import app\n"
+            f"try:\n    app([{flag!r}])\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
+            "print('MODULES', 'jax' in sys.modules, 'gdsfactory' in sys.modules, 'sax' in sys.modules)")
+    out = run_python(code)
+    assert "MODULES False False False" in out
+
+
+def test_importing_prismpic_enables_float64_without_importing_jax():
+    out = run_python("import sys, prismpic\nprint('jax' in sys.modules)\nimport jax.numpy as jnp\n"
+                     "print(jnp.asarray(1.0).dtype, jnp.asarray(1).dtype)")
+    assert out.split() == ["False", "float64", "int64"]
+    # JAX imported first: prismpic sets its config
+    out = run_python("import jax\nimport prismpic\nimport jax.numpy as jnp\nprint(jnp.asarray(1.0).dtype)")
+    assert out.split() == ["float64"]
+
+
+RING_S = ("import jax, jax.numpy as jnp, numpy as np\nfrom prismpic import user_cache\n"
+          "print(user_cache.enable_compilation_cache())\n"
+          "from prismpic.components import rings\n"
+          "s = jax.jit(lambda wl: rings.ring_add_drop_model(wl, gap=0.25))(jnp.linspace(1.545, 1.555, 7))\n"
+          "print(np.asarray(s[('o1', 'o2')]).tobytes().hex())\n")
+
+
+def test_results_identical_with_and_without_the_compilation_cache(tmp_path):
+    on = {user_cache.ENV: str(tmp_path / "cache")}
+    cold = run_python(RING_S, on).splitlines()
+    entries = list((tmp_path / "cache" / user_cache.JAX_FOLDER).rglob("*-cache"))
+    assert entries, "the first run writes compiled programs"
+    warm = run_python(RING_S, on).splitlines()
+    off = run_python(RING_S, {user_cache.ENV: "off"}).splitlines()
+    assert off[0] == "None" and cold[0] == warm[0] != "None"
+    assert cold[-1] == warm[-1] == off[-1]  # bit for bit
+
+
+def test_a_folder_prismpic_did_not_make_is_neither_used_nor_cleared(tmp_path, monkeypatch):
+    mine = tmp_path / "mine"
+    (mine / "jax" / "cpu-0123").mkdir(parents=True)
+    keep = [mine / "notes.txt", mine / "jax" / "cpu-0123" / "x-cache"]
+    for p in keep:
+        p.write_text("the user's")
+    monkeypatch.setenv(user_cache.ENV, str(mine))
+    assert user_cache.ready_root() is None
+    with pytest.raises(ValueError, match="not a folder prismpic made"):
+        user_cache.clear()
+    res = runner.invoke(app, ["cache", "--clear"])
+    assert res.exit_code == 2 and "not a folder prismpic made" in res.output
+    assert all(p.read_text() == "the user's" for p in keep)
+
+
+def test_clear_removes_cache_entries_and_nothing_else(tmp_path, monkeypatch):
+    root = tmp_path / "c"
+    monkeypatch.setenv(user_cache.ENV, str(root))
+    assert user_cache.ready_root() == root and (root / user_cache.MARKER).is_file()
+    host = root / user_cache.JAX_FOLDER / user_cache.host_folder()
+    host.mkdir(parents=True)
+    entries = [host / "jit_f-abc-cache", host / "jit_f-abc-atime"]
+    for p in entries:
+        p.write_bytes(b"12345")
+    assert user_cache.cached_json("catalog-x", lambda: {"a": 1}) == {"a": 1}
+    assert user_cache.cached_json("catalog-x", lambda: {"a": 2}) == {"a": 1}  # read back, not recomputed
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    others = [root / "README", host / "notes.txt"]
+    for p in others:
+        p.write_text("the user's")
+    (host / "link-cache").symlink_to(victim)
+    assert user_cache.usage()["entries"] == 3
+    count, size = user_cache.clear()
+    assert count == 3 and size >= 10
+    assert not any(p.exists() for p in entries)
+    assert all(p.read_text() == "the user's" for p in others) and victim.read_text() == "keep"
+    assert (host / "link-cache").is_symlink()
+    res = runner.invoke(app, ["cache"])
+    assert res.exit_code == 0 and str(root) in res.output and "0 entries" in res.output
+
+
+def test_cache_off(monkeypatch):
+    monkeypatch.setenv(user_cache.ENV, "off")
+    assert user_cache.cache_root() is None and user_cache.enable_compilation_cache() is None
+    assert user_cache.cached_json("catalog-y", lambda: [1]) == [1]
+    res = runner.invoke(app, ["cache"])
+    assert res.exit_code == 0 and "off" in res.output
+
+
+def test_the_catalog_cache_follows_the_sources(tmp_path, monkeypatch):
+    """A changed source file gives a new key, so ``list`` never shows a stale catalog."""
+    monkeypatch.setenv(user_cache.ENV, str(tmp_path / "c"))
+    key = user_cache.source_key()
+    import prismpic
+
+    src = Path(prismpic.__file__).parent / "checks.py"
+    st = src.stat()
+    try:
+        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        assert user_cache.source_key() != key
+    finally:
+        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert user_cache.source_key() == key
+
+
+def test_list_fits_80_columns_and_info_prints_plain_text():
+    res = runner.invoke(app, ["list"])
+    assert res.exit_code == 0 and max(len(line) for line in res.stdout.splitlines()) <= 80
+    res = runner.invoke(app, ["info", "ring_add_drop", "--no-drc"])
+    assert res.exit_code == 0, res.output
+    assert "``" not in res.stdout and max(len(line) for line in res.stdout.splitlines()) <= 80
+    rows = {line.split()[0]: line for line in res.stdout.splitlines() if line.strip().startswith(("dneff", "dng"))}
+    assert "group-index" in rows["dng"] and "group-index" not in rows["dneff"]
+    data = json.loads(runner.invoke(app, ["info", "ring_add_drop", "--no-drc", "--json"]).stdout)
+    assert data["model"]["ports"] == ["o1", "o2", "o3", "o4"]
+
+
+def test_mode_echoes_its_geometry_and_names_the_propagation_direction():
+    res = runner.invoke(app, ["mode", "--width", "1.2", "--etch-depth", "0.3"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "1.2 µm wide" in out and "etch 0.3 µm" in out and "straight" in out and "inf" not in out
+    # crystal_axis "z": TE field along crystal z (n_e < n_o, so the lower index), propagating along y
+    head = next(line for line in out.splitlines() if "quantity" in line)
+    assert head.index("TE (E ∥ z), propagating along y") < head.index("TE (E ∥ y), propagating along z")
+    neff = [float(x) for x in next(line for line in out.splitlines() if "n_eff" in line).split("│")[2:4]]
+    assert neff[0] < neff[1]
+    res = runner.invoke(app, ["mode", "--radius", "30"], env={"COLUMNS": "200"})
+    assert "bend radius 30 µm" in res.stdout
