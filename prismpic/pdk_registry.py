@@ -20,6 +20,7 @@ import gdsfactory as gf
 from prismpic.circuits.registry import circuits
 from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
 from prismpic.components.registry import devices
+from prismpic.components.touchstone import FILE_MODELS
 from prismpic.pdk.activation import platform_parts
 
 
@@ -41,8 +42,9 @@ def models() -> dict:
 
 @cache
 def build_pdk() -> gf.Pdk:
-    """The prismpic PDK, built once and not activated (``prismpic.PDK``)."""
-    return gf.Pdk(cells=cells(), models=models(), **platform_parts())
+    """The prismpic PDK, built once and not activated (``prismpic.PDK``); its models add the file models
+    (``touchstone``: S-parameters read from the file its settings name), which have no cell."""
+    return gf.Pdk(cells=cells(), models={**models(), **FILE_MODELS}, **platform_parts())
 
 
 def get_pdk() -> gf.Pdk:

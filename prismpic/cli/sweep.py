@@ -6,12 +6,17 @@ resonance the sweep can meet: for a ring model (``RING_MODELS``) the loaded line
 ends of the band and at the corners of the swept ring parameters, and the step is at most FWHM /
 ``POINTS_PER_FWHM``; the point count stays within [``MIN_WL_POINTS``, ``MAX_WL_POINTS``] and the grid-size
 limits. Models without a resonance get ``MIN_WL_POINTS`` points.
+
+``--out FILE.sNp`` writes every S-parameter of the model at the ``--set`` values as a Touchstone file
+(``components.touchstone``), N the model's port count; ``--param``, ``--port``, ``--quantity``, ``--grad``,
+``--zip`` and ``--figure`` do not apply there and are refused.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +34,8 @@ from prismpic.cli.common import (
 )
 
 DEFAULT_WL_UM = (1.54, 1.56)
+MAX_TOUCHSTONE_POINTS = 200_001  # wavelengths of one Touchstone file (a 4-port: ≈ 160 MB of text)
+TOUCHSTONE_SUFFIX = re.compile(r"\.s\d+p$", re.IGNORECASE)
 MIN_WL_POINTS = 1001  # 20 pm steps over the default band: the grid of a model without a resonance
 MAX_WL_POINTS = 20001  # 1 pm steps over the default band: resolves (FWHM/10) lines of 10 pm and wider (Q ≲ 1.5e5)
 POINTS_PER_FWHM = 10
@@ -104,6 +111,43 @@ def default_wl_grid(model: str, fixed: dict, axes: dict, zip_axes: bool, n_grad:
     return np.linspace(lo, hi, n), f"wavelengths {lo:g}–{hi:g} µm, {n:,} points, step {step_pm:.3g} pm ({why})"
 
 
+def sweep_touchstone(model: str, out: Path, wl: str | None, set_: list[str] | None) -> None:
+    """``sweep MODEL --out FILE.sNp``: every S-parameter of the model at the ``--set`` values, written as Touchstone
+    (``components.touchstone.write_touchstone``: frequency ascending, port order in the comment lines)."""
+    from natsort import natsorted
+
+    from prismpic.analysis import sweep as sw
+    from prismpic.components import touchstone as ts
+
+    n_file = ts.touchstone_port_count(out, "--out")
+    wls = None if wl is None else sw.parse_range(wl, "--wl", max_n=MAX_TOUCHSTONE_POINTS)
+    fixed = parse_settings(set_)
+    fn = sw.model_function(model)
+    check_settings(fn, fixed, "--set", exclude=("wl",), what=f"model {model}")
+    if wls is not None:
+        wls = ts.checked_wavelengths(wls, "--wl")
+    check_out_file(out)
+    probe = DEFAULT_WL_UM[0] if wls is None else float(wls[0])
+    try:  # the model's ports at one wavelength (its range checks run here, eagerly) before any grid
+        ports = natsorted({p for pair in fn(wl=probe, **fixed) for p in pair})
+    except TypeError as e:
+        raise ValueError(f"{model}: {e}") from None
+    if len(ports) != n_file:
+        raise ValueError(f"--out = {str(out)!r}: a .s{n_file}p file holds {n_file} port(s) but model {model} has "
+                         f"{len(ports)} ({', '.join(ports)}); name it .s{len(ports)}p")
+    grid_note = None
+    if wls is None:
+        wls, grid_note = default_wl_grid(model, fixed, {}, False, 0, csv=False)
+    # ~25 characters per number, two numbers per entry, N² entries and a frequency per wavelength
+    check_out_file(out, need_bytes=wls.size * (50 * n_file**2 + 25) + 4096)
+    ts.write_touchstone(out, fn, wls, settings=fixed, name=model, what="--out")
+    if grid_note:
+        say(grid_note)
+    order = ", ".join(f"{i} = {p}" for i, p in enumerate(ports, 1))
+    say(f"wrote {out}: {model}, {len(ports)} ports (Touchstone order: {order}), {wls.size:,} wavelengths "
+        f"{wls[0]:g}–{wls[-1]:g} µm, frequency ascending")
+
+
 def parse_axes(items: list[str]) -> dict:
     """``--param name=lo:hi:n`` / ``name=a,b,c`` options as {name: values}, each checked and capped."""
     from prismpic.analysis import sweep as sw
@@ -124,24 +168,44 @@ def parse_axes(items: list[str]) -> dict:
 @cli_errors
 def sweep(
     model: Annotated[str, typer.Argument(help="registered model name (e.g. ring_add_drop)")],
-    param: Annotated[list[str], typer.Option("--param", help="swept parameter name=lo:hi:n or name=a,b,c")],
-    out: Annotated[Path, typer.Option("--out", help="output file (.csv or .npz)")],
+    out: Annotated[Path, typer.Option("--out", help="output file: .csv or .npz (a sweep over --param grids), or "
+                                                    ".sNp (Touchstone, N the model's port count: all S-parameters "
+                                                    "at the --set values)")],
+    param: Annotated[list[str] | None, typer.Option("--param", help="swept parameter name=lo:hi:n or name=a,b,c "
+                                                                     "(.csv/.npz)")] = None,
     wl: Annotated[str | None, typer.Option("--wl", help="wavelengths (µm): lo:hi:n or a,b,c (default 1.54:1.56 "
                                                           "with a step ≤ FWHM/10 of the narrowest ring resonance, "
                                                           "1,001–20,001 points)")] = None,
-    port: Annotated[str, typer.Option("--port", help="S-parameter port pair")] = "o1,o2",
-    quantity: Annotated[str, typer.Option("--quantity", help="power, db, phase, real or imag")] = "power",
+    port: Annotated[str | None, typer.Option("--port", help="S-parameter port pair (default o1,o2)")] = None,
+    quantity: Annotated[str | None, typer.Option("--quantity", help="power, db, phase, real or imag (default "
+                                                                    "power)")] = None,
     grad: Annotated[list[str] | None, typer.Option("--grad", help="swept parameter to differentiate by")] = None,
     zip_axes: Annotated[bool, typer.Option("--zip", help="pair the axes instead of crossing them")] = False,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (.png, .pdf or .svg; default: OUT "
                                                                  "with .png)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="fixed model parameter key=value")] = None,
 ):
-    """Sweep a model over parameter grids and wavelength (vectorised, with gradients); write CSV/NPZ and a figure."""
+    """Sweep a model over parameter grids and wavelength (vectorised, with gradients); write CSV/NPZ and a figure,
+    or all its S-parameters as a Touchstone file (.sNp)."""
     from prismpic.analysis import sweep as sw
     from prismpic.checks import check_choice
     from prismpic.fileio import atomic_path
 
+    if TOUCHSTONE_SUFFIX.search(out.name):
+        given = [name for name, v in (("--param", param), ("--port", port), ("--quantity", quantity),
+                                      ("--grad", grad), ("--zip", zip_axes), ("--figure", figure)) if v]
+        if given:
+            verb = "does" if len(given) == 1 else "do"
+            raise ValueError(f"{', '.join(given)} {verb} not apply to a Touchstone file (--out = {str(out)!r}): it "
+                             "holds every S-parameter of the model at the --set values; sweep parameters into .csv or "
+                             ".npz")
+        sweep_touchstone(model, out, wl, set_)
+        return
+    if not param:
+        raise ValueError(f"--param is needed for --out = {str(out)!r} (a .csv/.npz sweep), e.g. --param gap=0.2:0.4:5; "
+                         "or write every S-parameter at fixed settings to a Touchstone file (--out FILE.s2p)")
+    port = port or "o1,o2"
+    quantity = quantity or "power"
     axes = parse_axes(param)
     wls = None if wl is None else sw.parse_range(wl, "--wl")
     fixed = parse_settings(set_)
@@ -164,7 +228,7 @@ def sweep(
         raise ValueError(f"{clash} given both as --param and --set")
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".npz"):
-        raise ValueError(f"--out = {str(out)!r} must end in .csv or .npz")
+        raise ValueError(f"--out = {str(out)!r} must end in .csv, .npz or .sNp (Touchstone)")
     sizes = [a.size for a in axes.values()]
     fig_path = figure or out.with_suffix(".png")
     check_distinct(out=out, figure=fig_path)
