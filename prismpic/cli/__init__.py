@@ -13,6 +13,7 @@ from prismpic.cli.common import app
 from prismpic.cli import report  # noqa: F401  (registers report)
 from prismpic.cli import claims  # noqa: F401
 from prismpic.cli import layout  # noqa: F401
+from prismpic.cli import lvs  # noqa: F401
 from prismpic.cli import platform  # noqa: F401  (mode, tables)
 from prismpic.cli import calibrate  # noqa: F401
 from prismpic.cli import sweep  # noqa: F401
