@@ -1,13 +1,17 @@
-"""The example scripts in docs/examples run (quick settings) and their results hold up against physics."""
+"""The example scripts in docs/examples run (quick settings) and their results hold up against physics; they write
+only where they are told (the current folder or ``--out``), never into the source tree; the README shows only
+commands that exist and links only to files in the repository."""
 
 import importlib.util
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "docs" / "examples"
 
 
 def load(name):
@@ -17,24 +21,41 @@ def load(name):
     return mod
 
 
-def test_critical_gap_by_gradient_descent(tmp_path):
+def _docs_tree() -> dict:
+    """Every file under docs/ (size, mtime) and the figures at the repository's top: what an example could clobber."""
+    files = {str(p.relative_to(ROOT)): (p.stat().st_size, p.stat().st_mtime_ns) for p in (ROOT / "docs").rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    return {"docs": files, "top": sorted(p.name for p in ROOT.glob("*.png"))}
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """Run in an empty current folder; the source tree must be as it was afterwards."""
+    before = _docs_tree()
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    assert _docs_tree() == before, "an example wrote into the source tree"
+
+
+def test_critical_gap_by_gradient_descent(in_tmp):
     """Descent on |t(λ_res)|² lands on Brent's root of t(gap) = a (all-pass) and t1 = a·t2 (add-drop)."""
     from prismpic.pdk.rules import RULES
 
-    out = load("critical_gap_descent").main(quick=True, out_dir=tmp_path)
+    out = load("critical_gap_descent").cli(["--quick"])
     for kind, res in out.items():
         if res["critical_gap_brent"] is not None:
             assert res["gap"] == pytest.approx(res["critical_gap_brent"], abs=1e-5), kind
             assert res["through_power"] < 1e-10, kind
         else:  # no critical gap in the rule range: the descent stops on the nearest bound
             assert res["gap"] in (pytest.approx(RULES.min_ridge_gap), pytest.approx(2.0)), kind
-    assert (tmp_path / "critical_gap_descent.png").exists()
+    assert (in_tmp / "critical_gap_descent.png").exists()
 
 
-def test_fab_yield(tmp_path):
+def test_fab_yield(in_tmp):
     """Monte Carlo spread ≈ linear propagation of the process σ; yield ≈ erf(range/√2σ) for a Gaussian shift
     (times the share of draws the model covers)."""
-    out = load("fab_yield").main(quick=True, out_dir=tmp_path)
+    (in_tmp / "figures").mkdir()
+    out = load("fab_yield").cli(["--quick", "--out", "figures"])
     rows = out["rows"]
     small = rows[0]
     assert small["sigma_shift_nm"] == pytest.approx(small["sigma_linear_nm"], rel=0.1)
@@ -44,24 +65,24 @@ def test_fab_yield(tmp_path):
         assert r["yield_any_order"] >= r["yield_same_order"]
     same = [r["yield_same_order"] for r in rows]
     assert same == sorted(same, reverse=True)  # larger spreads, fewer trimmable rings
-    assert out["trim_range_nm"] > 0 and (tmp_path / "fab_yield.png").exists()
+    assert out["trim_range_nm"] > 0 and (in_tmp / "figures" / "fab_yield.png").exists()
 
 
-def test_weight_lock(tmp_path):
+def test_weight_lock(in_tmp):
     """Without the loop the weight error grows with ΔT; with it the error stays at the sensor/lag level."""
-    out = load("weight_lock").main(quick=True, out_dir=tmp_path)
+    out = load("weight_lock").cli(["--quick"])
     free, locked = out["weight_error_free"], out["weight_error_locked"]
     assert np.all(np.diff(free) > 0)
     assert locked.max() < free[-1] / 5
     assert out["recall_locked"][-1] >= out["recall_free"][-1]
     assert out["recall_free"][0] == pytest.approx(out["recall_locked"][0], abs=0.05)
-    assert (tmp_path / "weight_lock.png").exists()
+    assert (in_tmp / "weight_lock.png").exists()
 
 
-def test_wdm_channel_plan(tmp_path):
+def test_wdm_channel_plan(in_tmp):
     """A plan found for d = 32 in the C band meets the target on independent re-check; the single-radius
     family never beats the common-FSR bound Airy(FSR/d) (pigeonhole on the round-trip phase)."""
-    out = load("wdm_channel_plan").main(quick=True, out_dir=tmp_path)
+    out = load("wdm_channel_plan").cli(["--quick"])
     search = out["search"]
     if search.best is not None:
         chk = out["check"]
@@ -81,3 +102,57 @@ def test_prototype_dot_product():
     bound = out["path_spread"] * (np.abs(out["w"]) @ out["q"])
     assert np.all(np.abs(out["readout"] - out["exact"]) <= bound * (1 + 1e-9) + 1e-9 * np.abs(out["exact"]).max())
     assert np.all(out["path_spread"] < 0.1)  # R(λ) and the path vary by a few % over 1.6 nm
+
+
+def test_ring_critical_coupling(in_tmp):
+    """All-pass ring: the through extinction peaks at the critical gap (t = a, Bogaerts et al. 2012, eq. 1) and the
+    loaded Q rises with the gap (weaker coupling, 1/Q_L = 1/Q_i + 1/Q_c) but stays below the intrinsic Q."""
+    out = load("ring_critical_coupling").cli(["--quick"])
+    assert out["path"] == Path("ring_coupling.png") and (in_tmp / "ring_coupling.png").exists()
+    gaps, ap = out["gaps"], out["all_pass"]
+    if out["critical_gap"] is not None:
+        assert gaps[int(np.argmax([s["extinction_db"] for s in ap]))] == pytest.approx(out["critical_gap"])
+    q = [s["q_loaded"] for s in ap]
+    assert np.all(np.diff(q) > 0) and all(s["q_loaded"] < s["q_intrinsic"] for s in ap)
+
+
+def test_an_out_folder_that_does_not_exist_is_one_line_and_exit_2(in_tmp, capsys):
+    with pytest.raises(SystemExit) as e:
+        load("weight_lock").cli(["--out", "missing"])
+    assert e.value.code == 2 and "--out 'missing' is not an existing folder" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- README
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_links_only_to_files_in_the_repository():
+    text = _readme()
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r"<img[^>]+src=\"([^\"]+)\"", text)
+    assert targets, "the README links nothing (it shows a picture)"
+    for target in targets:
+        path = target.split("#", 1)[0]
+        assert "://" not in target and not target.startswith(("/", "mailto:")), target
+        if path:
+            resolved = (ROOT / path).resolve()
+            assert resolved.is_relative_to(ROOT) and resolved.exists(), target
+    assert "../" not in text, "a path outside the repository"
+    assert "docs/readme_figure.png" in targets
+
+
+def test_readme_shows_only_commands_that_exist():
+    """Every `prismpic <command> [<subcommand>]` in the README's code is a command of the installed CLI."""
+    from typer.main import get_command
+
+    from prismpic.cli import app
+
+    cli = get_command(app)
+    code = " ".join(re.findall(r"```.*?```", _readme(), flags=re.S) + re.findall(r"`[^`\n]+`", _readme()))
+    shown = re.findall(r"(?<![\w.\-\[])prismpic ([a-z][\w-]*)(?: ([a-z][\w-]*))?", code)
+    assert len(shown) >= 10
+    for name, sub in shown:
+        assert name in cli.commands, f"prismpic {name}"
+        group = cli.commands[name]
+        if hasattr(group, "commands") and sub:
+            assert sub in group.commands, f"prismpic {name} {sub}"

@@ -9,11 +9,13 @@ for the known minimum 0, with backtracking), the gap projected onto the design-r
 the input gap (drop gap held at its default) reaches t1 = a·t2.
 
 The result is checked against ``rings.critical_gap`` (Brent's root of t(gap) = a).
-Run: python docs/examples/critical_gap_descent.py  (writes critical_gap_descent.png)
+Run: python docs/examples/critical_gap_descent.py [--out DIR] [--quick]  (writes critical_gap_descent.png into DIR, default the
+current folder)
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import jax
@@ -22,6 +24,7 @@ import numpy as np
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics, rings
+from prismpic.fileio import save_figure_atomic
 from prismpic.pdk.rules import RULES
 
 
@@ -97,11 +100,21 @@ def main(quick: bool = False, out_dir: Path | None = None) -> dict:
         a2.set_ylabel("through power at resonance")
         a1.legend()
         fig.suptitle("critical coupling of the default 20 µm ring by gradient descent (jax.grad, Polyak steps)")
-        out_dir = Path(out_dir)
-        fig.savefig(out_dir / "critical_gap_descent.png", dpi=110)
+        save_figure_atomic(fig, Path(out_dir) / "critical_gap_descent.png")
         plt.close(fig)
     return out
 
 
+def cli(argv=None) -> dict:
+    """The command line: ``--out DIR`` (default: the current folder) and ``--quick`` (small settings)."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder the figure is written to (default: .)")
+    ap.add_argument("--quick", action="store_true", help="small settings that run in seconds")
+    args = ap.parse_args(argv)
+    if not args.out.is_dir():
+        ap.error(f"--out {str(args.out)!r} is not an existing folder")
+    return main(quick=args.quick, out_dir=args.out)
+
+
 if __name__ == "__main__":
-    main(out_dir=Path(__file__).resolve().parent)
+    cli()

@@ -14,11 +14,13 @@ from the design resonance must be trimmed by the Pockels tuning, whose range is
 - any order (a WDM channel only needs some resonance on it): |Δλ − FSR·round(Δλ/FSR)| ≤ range.
 
 Linear check: σ_λ ≈ √Σ_p (∂λ/∂p·σ_p)², and the same-order yield of a Gaussian shift is erf(range/(√2 σ_λ)).
-Run: python docs/examples/fab_yield.py  (writes fab_yield.png)
+Run: python docs/examples/fab_yield.py [--out DIR] [--quick]  (writes fab_yield.png into DIR, default the
+current folder)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 from pathlib import Path
 
@@ -128,5 +130,16 @@ def main(quick: bool = False, out_dir: Path | None = None, n_samples: int | None
     return {"lambda0_um": lam0, "fsr_nm": fsr_nm, "trim_range_nm": trim_nm, "rows": rows}
 
 
+def cli(argv=None) -> dict:
+    """The command line: ``--out DIR`` (default: the current folder) and ``--quick`` (small settings)."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder the figure is written to (default: .)")
+    ap.add_argument("--quick", action="store_true", help="small settings that run in seconds")
+    args = ap.parse_args(argv)
+    if not args.out.is_dir():
+        ap.error(f"--out {str(args.out)!r} is not an existing folder")
+    return main(quick=args.quick, out_dir=args.out)
+
+
 if __name__ == "__main__":
-    main(out_dir=Path(__file__).resolve().parent)
+    cli()

@@ -11,11 +11,13 @@ with the exact round-trip phase and verifies its best candidates with ``crosstal
 the plan found is then checked again independently (``check_channel_plan``), and the
 worst-case crosstalk of the plain seed plan (1.6 nm, one radius family, S1-03) is shown
 for comparison, swept over the channel spacing with ``prismpic.analysis.sweep``.
-Run: python docs/examples/wdm_channel_plan.py  (writes wdm_channel_plan.png)
+Run: python docs/examples/wdm_channel_plan.py [--out DIR] [--quick]  (writes wdm_channel_plan.png into DIR, default the
+current folder)
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import jax.numpy as jnp
@@ -25,6 +27,7 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.analysis import channel_plan
 from prismpic.analysis.sweep import sweep
 from prismpic.components import ring_physics, rings
+from prismpic.fileio import save_figure_atomic
 
 C_BAND_NM = channel_plan.C_BAND_NM
 FAMILIES = ("per_channel_radii", "vernier")
@@ -114,10 +117,21 @@ def main(quick: bool = False, out_dir: Path | None = None, d: int = 32, target_d
             a2.set_title(f"{out['family']} plan found: worst {out['check'].worst_db:.1f} dB", fontsize=9)
             a2.set_xlabel("ring j")
             a2.set_ylabel("channel i")
-        fig.savefig(Path(out_dir) / "wdm_channel_plan.png", dpi=110)
+        save_figure_atomic(fig, Path(out_dir) / "wdm_channel_plan.png")
         plt.close(fig)
     return out
 
 
+def cli(argv=None) -> dict:
+    """The command line: ``--out DIR`` (default: the current folder) and ``--quick`` (small settings)."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder the figure is written to (default: .)")
+    ap.add_argument("--quick", action="store_true", help="small settings that run in seconds")
+    args = ap.parse_args(argv)
+    if not args.out.is_dir():
+        ap.error(f"--out {str(args.out)!r} is not an existing folder")
+    return main(quick=args.quick, out_dir=args.out)
+
+
 if __name__ == "__main__":
-    main(out_dir=Path(__file__).resolve().parent)
+    cli()

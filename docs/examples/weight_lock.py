@@ -16,11 +16,13 @@ At each time step the bank's actual balanced weights at the channel wavelengths
 (``balanced_weights``: every ring, every order, inter-ring coupling) score the queries;
 recall@8 is the overlap of that top-8 with the float top-8 of the signatures
 (``recall.recall_at_k``).
-Run: python docs/examples/weight_lock.py  (writes weight_lock.png)
+Run: python docs/examples/weight_lock.py [--out DIR] [--quick]  (writes weight_lock.png into DIR, default the
+current folder)
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import jax.numpy as jnp
@@ -30,6 +32,7 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.analysis import recall, recall_seed
 from prismpic.circuits import bank_model, weight_programming
 from prismpic.components import ring_physics
+from prismpic.fileio import save_figure_atomic
 from prismpic.pdk.rules import RULES
 
 
@@ -94,10 +97,21 @@ def main(quick: bool = False, out_dir: Path | None = None, drift_k: float = 2.0,
         a2.plot(temps, out["weight_error_locked"], "s-", label="weight-lock loop")
         a2.set_ylabel("RMS weight error")
         a2.set_xlabel("chip temperature change (K)")
-        fig.savefig(Path(out_dir) / "weight_lock.png", dpi=110)
+        save_figure_atomic(fig, Path(out_dir) / "weight_lock.png")
         plt.close(fig)
     return out
 
 
+def cli(argv=None) -> dict:
+    """The command line: ``--out DIR`` (default: the current folder) and ``--quick`` (small settings)."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder the figure is written to (default: .)")
+    ap.add_argument("--quick", action="store_true", help="small settings that run in seconds")
+    args = ap.parse_args(argv)
+    if not args.out.is_dir():
+        ap.error(f"--out {str(args.out)!r} is not an existing folder")
+    return main(quick=args.quick, out_dir=args.out)
+
+
 if __name__ == "__main__":
-    main(out_dir=Path(__file__).resolve().parent)
+    cli()

@@ -39,6 +39,12 @@ class ReportContext:
 
 
 def _platform(ctx: ReportContext) -> dict:
+    """The platform at 1.55 µm: stack, bulk indices and the straight ridge's TE0 along both in-plane crystal axes.
+
+    The keys ``*_te_z``/``*_te_y`` carry the solver's ``crystal_axis`` argument, the crystal axis of the TE field
+    (``pdk.ridge_geometry.Ridge``): ``z`` is TE polarised along z, propagating along y (it sees n_e); ``y`` is TE
+    polarised along y, propagating along z (n_o). The page labels them by both (``report_sections.TE_AXES``).
+    """
     from prismpic.pdk import dispersion, materials, stack
     from prismpic.pdk.cross_sections import RIDGE_WIDTH
 
@@ -75,10 +81,44 @@ def _devices(ctx: ReportContext) -> dict:
     return out
 
 
-def _ring(ctx: ReportContext) -> dict:
+SPECTRUM_FSRS = 2.5  # the ring's spectrum spans λ_r ± 2.5 FSR: five resonances, four spacings for the FSR fit
+POINTS_PER_FWHM = 25
+
+
+def ring_spectrum_check(ring: dict, specs: dict):
+    """The add-drop ring's simulated spectrum around its resonance λ_r and what ``analysis.spectra`` fits from it.
+
+    The spectrum spans λ_r ± ``SPECTRUM_FSRS`` FSR (five resonances), so the fitted FSR is the spacing of adjacent
+    resonances from a linear fit of the four spacings against their mid-wavelengths, evaluated at λ_r: the same
+    wavelength as ``specs``' local FSR λ_r²/(n_g L). The two differ by the FSR's curvature over the fitted span and
+    the spacing-versus-local-FSR term, both of order FSR³/λ_r² (2e-4 nm for the default ring).
+
+    Args:
+        ring: ``ring_add_drop_model`` keyword arguments (µm, dB/cm, V).
+        specs: ``rings.ring_specs(**ring)`` (``resonance_um``, ``fsr_nm``, ``fwhm_nm``).
+
+    Returns:
+        (``SpectrumAnalysis``, wavelengths in nm, through |S21|², drop |S41|²).
+    """
     import jax.numpy as jnp
 
-    from prismpic.analysis.spectra import analyze_spectrum, plot_spectrum
+    from prismpic.analysis.spectra import analyze_spectrum
+    from prismpic.components import rings
+
+    wl0, fsr_um, fwhm_um = specs["resonance_um"], specs["fsr_nm"] * 1e-3, specs["fwhm_nm"] * 1e-3
+    half = SPECTRUM_FSRS * fsr_um
+    n = int(min(200_001, max(6001, np.ceil(2 * half / fwhm_um * POINTS_PER_FWHM))))
+    wl = jnp.linspace(wl0 - half, wl0 + half, n)
+    s = rings.ring_add_drop_model(wl=wl, **ring)
+    thr, drp = np.asarray(jnp.abs(s[("o1", "o2")]) ** 2), np.asarray(jnp.abs(s[("o1", "o4")]) ** 2)
+    wl_nm = np.asarray(wl) * 1e3
+    analysis = analyze_spectrum(wl_nm, thr, drp, radius_um=ring.get("radius", rings.RING_RADIUS), coupling="over",
+                                reference_nm=wl0 * 1e3)
+    return analysis, wl_nm, thr, drp
+
+
+def _ring(ctx: ReportContext) -> dict:
+    from prismpic.analysis.spectra import plot_spectrum
     from prismpic.components import ring_physics, rings
 
     ring = dict(ctx.params.get("ring", {}))
@@ -86,20 +126,16 @@ def _ring(ctx: ReportContext) -> dict:
     ctx.results["ring_params"] = ring
     specs = rings.ring_specs(kind=kind, **ring)
     wl0 = specs["resonance_um"]
-    wl = jnp.linspace(wl0 - 0.012, wl0 + 0.012, 6001)
-    s = rings.ring_add_drop_model(wl=wl, **ring)
-    thr, drp = jnp.abs(s[("o1", "o2")]) ** 2, jnp.abs(s[("o1", "o4")]) ** 2
-    analysis = analyze_spectrum(np.asarray(wl) * 1e3, np.asarray(thr), np.asarray(drp),
-                                radius_um=ring.get("radius", rings.RING_RADIUS), coupling="over")
+    analysis, wl_nm, thr, drp = ring_spectrum_check(ring, specs)
     plot_spectrum(analysis, ctx.figure_path("ring_spectrum.png", "Add-drop ring at the report's parameters: "
                                            "through and drop spectra with fitted resonances"))
     ctx.results["ring_specs"] = specs
-    ctx.results["ring_spectrum"] = (np.asarray(wl) * 1e3, np.asarray(thr), np.asarray(drp))  # nm, |S21|², |S41|²
+    ctx.results["ring_spectrum"] = (wl_nm, thr, drp)  # nm, |S21|², |S41|²
     return {
         "radius_um": ring.get("radius", rings.RING_RADIUS),
         "gap_um": ring.get("gap", ring_physics.GAP),
         "ng": specs["ng"],
-        "fsr_nm": specs["fsr_nm"],
+        "fsr_nm": specs["fsr_nm"],  # λ_r²/(n_g L) at the resonance λ_r (resonance_nm), n_g of the ring
         "fwhm_nm": specs["fwhm_nm"],
         "q_loaded": specs["q_loaded"],
         "q_intrinsic": specs["q_intrinsic"],
@@ -108,7 +144,10 @@ def _ring(ctx: ReportContext) -> dict:
         "tuning_pm_per_v": specs["tuning_pm_per_v"],
         "v_per_linewidth": specs["v_per_linewidth"],
         "resonance_nm": wl0 * 1e3,
-        "spectrum_check": {"fsr_nm": analysis.fsr_nm, "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded},
+        # fsr_nm: spacing of adjacent fitted resonances, a linear fit against wavelength evaluated at fsr_wl_nm
+        "spectrum_check": {"fsr_nm": analysis.fsr_nm, "fsr_wl_nm": wl0 * 1e3,
+                           "fsr_pairs_nm": list(analysis.fsr_pairs_nm), "fsr_pair_wl_nm": list(analysis.fsr_wl_nm),
+                           "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded},
         "critical_gap_um": _critical_gap(ring),
         "process_spread": _ring_process_spread(kind, ring),
         "params": ring,
@@ -131,6 +170,36 @@ def _critical_gap(ring: dict):
         return str(e)
 
 
+def worst_crosstalk(result, ring: dict) -> dict:
+    """What the worst entry of a single-ring crosstalk matrix means for the channel it hits.
+
+    Args:
+        result: ``crosstalk.crosstalk_matrix``'s result (one ring per channel).
+        ring: the shared ring parameters it was computed with (radius excluded).
+
+    Returns:
+        ``drop_fraction``: the share of channel i's power (at the foreign ring's input) that ring j drops,
+        |S_o1→o4(ring j, λ_i)|²; ``own_drop_fraction``: what channel i's own ring drops of it at λ_i (their ratio
+        is ``worst_db``); ``offset_fwhm``: the foreign resonance's offset from the channel in ring j's linewidths;
+        ``fsr_channel_nm``, ``fsr_radius_um``: the channel λ_c and ring radius at which ``fsr_nm`` (λ_c²/(n_g L) of
+        the ring serving the centre channel) is taken.
+    """
+    from prismpic.components import rings
+
+    if result.family != "single":
+        raise ValueError(f"result.family = {result.family!r}: worst_crosstalk reads single-ring plans only")
+    i, j = result.worst_pair
+    ch, r = result.channels_um, result.radii
+
+    def drop(wl, radius):
+        return float(np.abs(rings.ring_add_drop_model(wl=float(wl), radius=float(radius), **ring)[("o1", "o4")]) ** 2)
+
+    centre = int(np.argsort(ch)[result.n_channels // 2])  # as crosstalk_matrix picks the FSR it reports
+    return {"drop_fraction": drop(ch[i], r[j]), "own_drop_fraction": drop(ch[i], r[i]),
+            "offset_fwhm": abs(float(result.offset_nm[i, j])) / float(result.ring_fwhm_nm[j]),
+            "fsr_channel_nm": float(ch[centre] * 1e3), "fsr_radius_um": float(r[centre])}
+
+
 def _crosstalk(ctx: ReportContext) -> dict:
     from prismpic.analysis.channel_plan import seed_plan
     from prismpic.analysis.crosstalk import crosstalk_matrix, plot_crosstalk
@@ -141,7 +210,11 @@ def _crosstalk(ctx: ReportContext) -> dict:
     plot_crosstalk(result, ctx.figure_path("crosstalk.png", "Crosstalk of the seed's channel plan (32 × 1.6 nm, "
                                            "R = 20 µm): what ring j drops at channel i, every resonance order"))
     ctx.results["crosstalk"] = result
-    return result.to_dict()
+    out = result.to_dict()
+    detail = worst_crosstalk(result, ring)
+    out["worst_pair"].update({k: detail[k] for k in ("drop_fraction", "own_drop_fraction", "offset_fwhm")})
+    out.update(fsr_channel_nm=detail["fsr_channel_nm"], fsr_radius_um=detail["fsr_radius_um"])
+    return out
 
 
 def _link_budget(ctx: ReportContext) -> dict:

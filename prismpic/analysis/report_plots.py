@@ -38,7 +38,7 @@ def ring_spectrum_figure(wl_nm, through, drop, ring: dict) -> go.Figure:
     fig.update_xaxes(title_text="wavelength (nm)")
     fig.update_yaxes(title_text="transmission (dB)")
     title = (f"Add-drop ring R = {fmt(ring['radius_um'], 'µm')}, gap = {fmt(ring['gap_um'], 'µm')}: "
-             f"Q<sub>L</sub> = {fmt(ring['q_loaded'])}, FSR = {fmt(ring['fsr_nm'], 'nm')}, "
+             f"Q<sub>L</sub> = {fmt(ring['q_loaded'])}, FSR (λ<sub>r</sub>²/n<sub>g</sub>L) = {fmt(ring['fsr_nm'], 'nm')}, "
              f"FWHM = {fmt(ring['fwhm_nm'], 'nm')}")
     return _styled(fig, title)
 

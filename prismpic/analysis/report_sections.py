@@ -143,8 +143,9 @@ def _spread(ring: dict, key: str, unit: str) -> tuple[str, str]:
     return corners, draws
 
 
+FSR_LABEL = "free spectral range, FSR = λ_r²/(n_g L) at the resonance λ_r"
 RING_ROWS = (("loaded Q, Q_L (dimensionless)", "q_loaded", ""), ("intrinsic Q, Q_i (dimensionless)", "q_intrinsic", ""),
-             ("through extinction, ER", "extinction_db", "dB"), ("free spectral range, FSR", "fsr_nm", "nm"),
+             ("through extinction, ER", "extinction_db", "dB"), (FSR_LABEL, "fsr_nm", "nm"),
              ("linewidth, FWHM", "fwhm_nm", "nm"), ("group index, n_g (dimensionless)", "ng", ""),
              ("drop loss", "drop_loss_db", "dB"), ("critical gap (all-pass)", "critical_gap_um", "µm"),
              ("Pockels tuning", "tuning_pm_per_v", "pm/V"), ("voltage per linewidth", "v_per_linewidth", "V"),
@@ -171,7 +172,8 @@ def _recall_headline(rec: dict) -> dict | None:
 
 
 SUMMARY_RING = (("loaded Q, Q_L", "q_loaded", ""), ("intrinsic Q, Q_i", "q_intrinsic", ""),
-                ("extinction (through)", "extinction_db", "dB"), ("FSR", "fsr_nm", "nm"), ("FWHM", "fwhm_nm", "nm"),
+                ("extinction (through)", "extinction_db", "dB"), ("FSR, λ_r²/(n_g L) at λ_r", "fsr_nm", "nm"),
+                ("FWHM", "fwhm_nm", "nm"),
                 ("drop loss", "drop_loss_db", "dB"), ("group index, n_g", "ng", ""),
                 ("critical gap (all-pass)", "critical_gap_um", "µm"), ("Pockels tuning", "tuning_pm_per_v", "pm/V"),
                 ("voltage per linewidth", "v_per_linewidth", "V"))
@@ -203,9 +205,7 @@ def summary(report: dict) -> dict:
                        "note": f"ENOB {fmt(nz.get('enob'), 'bits')}", "href": "#noise"})
     xt = report.get("crosstalk") or {}
     if "worst_db" in xt:
-        system.append({"label": "worst channel crosstalk", "value": fmt(xt["worst_db"], "dB"),
-                       "note": f"{xt.get('n_channels')} channels at {fmt(xt.get('spacing_nm'), 'nm')}",
-                       "href": "#crosstalk"})
+        system.append(crosstalk_summary(xt))
     head = _recall_headline(rec)
     if head:
         system.append({"label": "recall@8, all S1-14 impairments", "value": fmt(head["recall"]),
@@ -261,26 +261,82 @@ def _ring(ring: dict) -> list[dict]:
                     head, ring_rows(ring))]
     check = ring.get("spectrum_check")
     if check:
+        at = f" at {fmt(check['fsr_wl_nm'], 'nm')}" if check.get("fsr_wl_nm") is not None else ""
         blocks.append({"kind": "text", "text": (
-            f"Fitted from the simulated spectrum (prismpic.analysis.spectra): FSR {fmt(check.get('fsr_nm'), 'nm')}, "
-            f"FWHM {fmt(check.get('fwhm_nm'), 'nm')}, Q_L {fmt(check.get('q_loaded'))}.")})
+            f"Fitted from the simulated spectrum (prismpic.analysis.spectra): FSR {fmt(check.get('fsr_nm'), 'nm')} "
+            f"= spacing of adjacent fitted resonances{at} (linear fit of the spacings against wavelength; the "
+            f"table's FSR is λ_r²/(n_g L) at the same λ_r), FWHM {fmt(check.get('fwhm_nm'), 'nm')}, "
+            f"Q_L {fmt(check.get('q_loaded'))}.")})
     if ps.get("corners"):
         blocks.append({"kind": "plot", "name": "ring_corners"})
         cols = (("q_loaded", ""), ("extinction_db", "dB"), ("fsr_nm", "nm"), ("fwhm_nm", "nm"),
                 ("critical_gap_um", "µm"))
         rows = [[name] + [fmt(c.get(k), u) for k, u in cols] for name, c in ps["corners"].items()]
-        blocks.append(table("Ring at each process corner", ["corner", "Q_L (dimensionless)", "ER", "FSR", "FWHM",
-                                                             "critical gap"], rows))
+        blocks.append(table("Ring at each process corner (FSR = λ_r²/(n_g L) at the corner's resonance λ_r)",
+                            ["corner", "Q_L (dimensionless)", "ER", "FSR", "FWHM", "critical gap"], rows))
     return blocks
 
 
-def _crosstalk(xt: dict) -> list[dict]:
+WL_SIG = 5  # channel wavelengths to 0.1 nm (1528.4 nm): channels 1.6 nm apart
+
+
+def _pct(fraction) -> str:
+    return fmt(100 * fraction, "%") if fraction is not None else "—"
+
+
+def worst_crosstalk_text(xt: dict) -> str:
+    """The worst crosstalk entry in a designer's terms: which ring's resonance of which order sits how far from
+    which channel, and how much of the channel's light it drops (beside what the channel's own ring drops).
+
+    Args:
+        xt: the report's ``crosstalk`` section (``worst_pair`` with ``offset_nm`` in nm; ``drop_fraction`` and
+            ``own_drop_fraction``, shares of the channel's power, where the report has them).
+    """
     wp = xt.get("worst_pair") or {}
+    order = wp.get("order")
+    which = f"its resonance of order {order:+d}" if isinstance(order, int) else f"its resonances of orders {order}"
+    offset = wp.get("offset_nm")
+    where = (f"{fmt(abs(offset), 'nm')} ({fmt(wp.get('offset_fwhm'))} FWHM) from"
+             if isinstance(offset, int | float) else "near")
+    text = (f"ring of {fmt(wp.get('ring_channel_nm'), 'nm', WL_SIG)}: {which} sits {where} channel "
+            f"{fmt(wp.get('channel_nm'), 'nm', WL_SIG)}")
+    if wp.get("drop_fraction") is not None:
+        text += (f" and drops {_pct(wp['drop_fraction'])} of its light (the channel's own ring drops "
+                 f"{_pct(wp.get('own_drop_fraction'))}; ratio {fmt(xt.get('worst_db'), 'dB')}, 0 dB: a collision)")
+    else:
+        text += f"; ratio to the channel's own ring {fmt(xt.get('worst_db'), 'dB')} (0 dB: a collision)"
+    return text
+
+
+def crosstalk_summary(xt: dict) -> dict:
+    """The summary's crosstalk row: the share of a channel's light another ring drops, worst case.
+
+    Args:
+        xt: the report's ``crosstalk`` section; a report without ``drop_fraction`` shows the dB ratio instead.
+    """
+    wp = xt.get("worst_pair") or {}
+    frac = wp.get("drop_fraction")
+    return {"label": "worst crosstalk: light another ring drops from a channel",
+            "value": _pct(frac) if frac is not None else fmt(xt.get("worst_db"), "dB"),
+            "note": f"{worst_crosstalk_text(xt)}; {xt.get('n_channels')} channels at {fmt(xt.get('spacing_nm'), 'nm')}",
+            "href": "#crosstalk"}
+
+
+def plan_fsr_label(xt: dict) -> str:
+    """The channel plan's FSR label with its definition and where it is taken.
+
+    Args:
+        xt: the report's ``crosstalk`` section (``fsr_channel_nm`` in nm, ``fsr_radius_um`` in µm, where present).
+    """
+    where = f" {fmt(xt['fsr_channel_nm'], 'nm', WL_SIG)}" if xt.get("fsr_channel_nm") is not None else ""
+    radius = f", R = {fmt(xt['fsr_radius_um'], 'µm', 5)}" if xt.get("fsr_radius_um") is not None else ""
+    return f"ring FSR = λ_c²/(n_g L) at the centre channel λ_c{where} (its ring{radius}) / FWHM"
+
+
+def _crosstalk(xt: dict) -> list[dict]:
     rows = [["channels", f"{xt.get('n_channels')} at {fmt(xt.get('spacing_nm'), 'nm')} ({xt.get('family', '')})"],
-            ["ring FSR / FWHM", f"{fmt(xt.get('fsr_nm'), 'nm')} / {fmt(xt.get('fwhm_nm'), 'nm')}"],
-            ["worst crosstalk", f"{fmt(xt.get('worst_db'), 'dB')}: ring of {fmt(wp.get('ring_channel_nm'), 'nm')} at "
-                                f"channel {fmt(wp.get('channel_nm'), 'nm')} (order {wp.get('order')}, "
-                                f"offset {fmt(wp.get('offset_nm'), 'nm')})"]]
+            [plan_fsr_label(xt), f"{fmt(xt.get('fsr_nm'), 'nm')} / {fmt(xt.get('fwhm_nm'), 'nm')}"],
+            ["worst crosstalk (drop of ring j at channel i / drop of ring i)", worst_crosstalk_text(xt)]]
     if xt.get("bank_worst_db") is not None:
         rows.append(["worst bank (voltage) crosstalk", f"{fmt(xt['bank_worst_db'], 'dB')} at "
                                                         f"{tuple(xt.get('bank_worst_pair') or ())}"])
@@ -366,12 +422,28 @@ def _energy(en: dict) -> list[dict]:
     return blocks
 
 
+# The solver's crystal_axis (pdk/ridge_geometry.Ridge) names the crystal axis of the TE field in the X-cut film
+# (crystal x vertical); the light propagates along the other in-plane axis: (propagation, TE field, index seen).
+TE_AXES = {"z": ("y", "z", "n_e"), "y": ("z", "y", "n_o")}
+
+
+def te_label(quantity: str, crystal_axis: str) -> str:
+    """The label of ``quantity`` (e.g. "n_eff") of the straight ridge's TE0, by propagation and field direction.
+
+    Args:
+        quantity: what the row shows.
+        crystal_axis: the solver's argument, "z" or "y" (the crystal axis of the TE field).
+    """
+    prop, field, index = TE_AXES[crystal_axis]
+    return f"{quantity} TE0 (straight), propagating along crystal {prop}, field along {field} (sees {index})"
+
+
 PLATFORM_ROWS = (("film thickness", "film_thickness_um", "µm"), ("etch depth", "etch_depth_um", "µm"),
                  ("ridge width", "ridge_width_um", "µm"), ("propagation loss", "loss_db_per_cm", "dB/cm"),
                  ("wavelength", "wl_um", "µm"), ("bulk n_e", "n_e_bulk", ""), ("bulk n_o", "n_o_bulk", ""),
-                 ("n_eff TE, z-propagating", "neff_te_z", ""), ("n_eff TE, y-propagating", "neff_te_y", ""),
-                 ("n_g TE, z-propagating", "ng_te_z", ""), ("n_g TE, y-propagating", "ng_te_y", ""),
-                 ("electro-optic overlap", "eo_overlap", ""))
+                 (te_label("n_eff", "z"), "neff_te_z", ""), (te_label("n_eff", "y"), "neff_te_y", ""),
+                 (te_label("n_g", "z"), "ng_te_z", ""), (te_label("n_g", "y"), "ng_te_y", ""),
+                 ("electro-optic overlap Γ (TE0 along y, field along z)", "eo_overlap", ""))
 
 
 def _platform(p: dict) -> list[dict]:

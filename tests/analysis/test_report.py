@@ -52,10 +52,11 @@ def test_logarithmic_and_other_units_are_not_prefixed():
 
 def test_floating_noise_and_large_dimensionless_numbers():
     """The issue's 0.012499999999999956 (= 1 − 0.9875) reads 0.0125; a loaded Q λ/Δλ = 1549 nm / 81.9 pm ≈ 1.89e4
-    reads in a power of ten; integers ≥ 10⁴ are grouped."""
+    reads in a power of ten that is a multiple of three, as the SI prefixes are; integers ≥ 10⁴ are grouped."""
     assert fmt(1 - 0.9875) == "0.0125"
-    assert _text(fmt(1548.99 / 0.08194)) == "1.89 × 10⁴"
-    assert _text(plain(1.0e-5)) == "1 × 10⁻⁵"
+    assert _text(fmt(1548.99 / 0.08194)) == "18.9 × 10³"
+    assert _text(plain(1.0e-5)) == "10 × 10⁻⁶"
+    assert _text(plain(999.96e3)) == "1 × 10⁶"  # rounded before the exponent is chosen, never 1000 × 10³
     assert _text(fmt(2**17, "tokens")) == "131 072 tokens"
     assert fmt(None, "nm") == "—" and fmt("≈ 0", "W") == "≈ 0" and fmt(math.nan, "dB") == "n/a"
     assert fmt(True) == "yes"
@@ -66,13 +67,13 @@ def test_ranges_share_one_scale():
     length = 2 * math.pi * 20.0
     fsr = [1.55**2 / (ng * length) * 1e3 for ng in (2.3257, 2.3209)]
     assert _text(fmt_range(*fsr, "nm")) == "8.22–8.24 nm"
-    assert _text(fmt_range(0.05647, 0.2086, "nm")) == "56–209 pm"
-    assert _text(fmt_range(7439.5, 27388.1)) == "7.4–27.4 × 10³"
+    assert _text(fmt_range(0.05647, 0.2086, "nm")) == "56.5–209 pm"
+    assert _text(fmt_range(7439.5, 27388.1)) == "7.44–27.4 × 10³"
     assert _text(fmt_range(8.2184, 8.2186, "nm")) == "8.218–8.219 nm"  # more digits until the ends differ
-    assert _text(fmt_range(-3.2, 4.1, "dB")) == "-3.2 to 4.1 dB"  # trailing zeros common to both ends dropped
-    # over decades each end keeps its own figures (10·log10 of power ratios 1.114 and 38 905)
-    assert _text(fmt_range(10 * math.log10(1.114), 10 * math.log10(38905), "dB")) == "0.469 – 45.9 dB"
-    assert _text(fmt_range(25.1e-18, 101e-15, "W")) == "25.1 aW – 101 fW"
+    assert _text(fmt_range(-3.2, 4.1, "dB")) == "-3.2 to 4.1 dB"  # trailing zeros dropped
+    # over decades each end keeps its 3 figures in the one scale (10·log10 of power ratios 1.114 and 38 905)
+    assert _text(fmt_range(10 * math.log10(1.114), 10 * math.log10(38905), "dB")) == "0.469–45.9 dB"
+    assert _text(fmt_range(25.1e-18, 101e-15, "W")) == "0.0251–101 fW"
     assert _text(fmt(1 / 256, "FLOP/byte")) == "0.00391 FLOP/byte"  # counted units: no milli-FLOP
 
 
@@ -139,7 +140,7 @@ def test_page_numbers_are_formatted_and_json_is_linked_not_dumped(page):
     fsr = WL_NM**2 / (NG * 2 * math.pi * RADIUS_UM * 1e3)
     assert repr(fsr) not in visible and f"{fsr:.3g}" in visible  # 8.26 nm, never 8.2584...
     assert not re.search(r"\d\.\d{7,}", visible), "a raw float on the page"
-    assert _text("1.89 × 10⁴") in _text(visible)  # Q_L = 1550 nm / 82 pm
+    assert _text("18.9 × 10³") in _text(visible)  # Q_L = 1550 nm / 82 pm
     assert 'href="report.json"' in page and '"prismpic_version"' not in page
     assert page.startswith("<!doctype html>")
 
