@@ -13,7 +13,7 @@ prismpic platform PDK and the other PDK is active again afterwards.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 
 import gdsfactory as gf
 
@@ -22,6 +22,7 @@ from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
 from prismpic.components.registry import devices
 from prismpic.components.touchstone import FILE_MODELS
 from prismpic.pdk.activation import platform_parts
+from prismpic.pdk.platforms import Platform, get_platform, preset_settings
 
 
 def cells() -> dict:
@@ -37,6 +38,18 @@ def models() -> dict:
     """Every registered SAX model, by cell name: devices and circuits that have one."""
     found = {name: d.model for name, d in devices().items()}
     found.update({name: circ.model for name, circ in circuits().items() if circ.model is not None})
+    return found
+
+
+def platform_models(platform: str | Platform) -> dict:
+    """Every model of ``build_pdk().models`` with the preset's stack values as its defaults (``functools.partial``),
+    so ``sax.circuit(netlist, platform_models("tfln400"))`` simulates on that stack; a netlist's own settings
+    still win. ``platform``: a name of ``prismpic.pdk.platforms.PLATFORMS`` or a ``Platform``."""
+    preset = get_platform(platform)
+    found = {}
+    for name, model in {**models(), **FILE_MODELS}.items():
+        values = preset_settings(preset, model)
+        found[name] = partial(model, **values) if values else model
     return found
 
 

@@ -156,3 +156,21 @@ def test_readme_shows_only_commands_that_exist():
         group = cli.commands[name]
         if hasattr(group, "commands") and sub:
             assert sub in group.commands, f"prismpic {name} {sub}"
+
+
+def test_foreign_pdk_cross_section(in_tmp):
+    """An MZI drawn under another PDK's cross-section name, mapped to the 400 nm preset: its fringe period is
+    λ²/(n_g·ΔL) with the foundry PDK's own n_g = 2.22 for that rib (lnoi400/models.py, xs_rwg1000) to 2 %, and
+    with prismpic's n_g of the 1.0 µm ridge on the preset to 0.5 %."""
+    from prismpic.pdk import dispersion
+    from prismpic.pdk.platforms import PLATFORMS
+
+    mod = load("foreign_pdk_cross_section")
+    out = mod.cli(["--quick"])
+    fringe = out["fringe_nm"]["tfln400"]
+    wl0 = 1.55
+    assert fringe == pytest.approx(wl0**2 / (2.22 * mod.DELTA_LENGTH_UM) * 1e3, rel=0.02)
+    stack = {k: v for k, v in PLATFORMS["tfln400"].settings().items() if k != "loss_db_per_cm"}
+    ng = float(dispersion.ng(wl0, width=1.0, polarization="te", crystal_axis="z", **stack))
+    assert fringe == pytest.approx(wl0**2 / (ng * mod.DELTA_LENGTH_UM) * 1e3, rel=0.005)
+    assert (in_tmp / "foreign_mzi.png").exists()

@@ -292,8 +292,13 @@ def _parse_value(text: str):
         return text
 
 
-def parse_settings(items: list[str] | None, option: str = "--set") -> dict:
-    """Parse ``key=value`` pairs (values as JSON where possible, else strings); ValueError naming ``option``."""
+def parse_settings(items: list[str] | None, option: str = "--set", *, fn=None, platform: str | None = None,
+                   exclude: tuple[str, ...] = ()) -> dict:
+    """Parse ``key=value`` pairs (values as JSON where possible, else strings); ValueError naming ``option``.
+
+    A platform preset (``platform``, from ``--platform``, or ``platform=NAME`` among the pairs) adds its values
+    for ``fn``'s parameters (``pdk.platforms.preset_settings``) except those in ``exclude``; the pairs win.
+    Without ``fn`` the command takes no preset and ``platform=`` is refused."""
     out = {}
     for item in items or []:
         k, sep, v = item.partition("=")
@@ -303,7 +308,17 @@ def parse_settings(items: list[str] | None, option: str = "--set") -> dict:
         if k in out:
             raise ValueError(f"{option} {k} is given twice")
         out[k] = _parse_value(v.strip())
-    return out
+    named = out.pop("platform", None)
+    if named is None and platform is None:
+        return out
+    if fn is None:
+        raise ValueError(f"{option} platform = {named!r}: this command takes no platform preset")
+    if named is not None and platform is not None and named != platform:
+        raise ValueError(f"--platform = {platform!r} and {option} platform = {named!r} disagree; give one")
+    from prismpic.pdk.platforms import get_platform, preset_settings
+
+    preset = get_platform(platform, "--platform") if platform is not None else get_platform(named, f"{option} platform")
+    return {**{k: v for k, v in preset_settings(preset, fn).items() if k not in exclude}, **out}
 
 
 def _is_number(v) -> bool:

@@ -9,7 +9,17 @@ import typer
 from rich.table import Table
 
 from prismpic.cli.common import app, check_out_dir, check_out_file, cli_errors, console, progress_bar, say
+from prismpic.pdk.platforms import platform_names
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
+
+
+def mode_geometry(platform: str | None, **given) -> dict:
+    """The stack ``mode`` solves: the options given (not None) over the preset's values (``--platform``), over
+    prismpic's defaults; keys ``film_thickness``, ``etch_depth``, ``sidewall_angle_deg``, ``cladding``."""
+    from prismpic.pdk.platforms import get_platform
+
+    preset = get_platform(platform or "prismpic", "--platform").settings()
+    return {k: preset[k] if given[k] is None else given[k] for k in given}
 
 
 @app.command()
@@ -17,14 +27,21 @@ from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH
 def mode(
     wl: Annotated[float, typer.Option(help="wavelength (µm)")] = 1.55,
     width: Annotated[float, typer.Option(help="ridge top width, as drawn (µm)")] = RIDGE_WIDTH,
-    film_thickness: Annotated[float, typer.Option(help="LN film thickness (µm)")] = FILM_THICKNESS,
-    etch_depth: Annotated[float, typer.Option(help="etch depth (µm)")] = ETCH_DEPTH,
-    sidewall_angle: Annotated[float, typer.Option(help="sidewall angle from the horizontal (°; 90 = vertical)")]
-    = SIDEWALL_ANGLE_DEG,
-    cladding: Annotated[str, typer.Option(help="cladding above the ridge: sio2 or air")] = CLADDING,
+    film_thickness: Annotated[float | None, typer.Option(help=f"LN film thickness (µm; default {FILM_THICKNESS:g} "
+                                                              "or the platform's)")] = None,
+    etch_depth: Annotated[float | None, typer.Option(help=f"etch depth (µm; default {ETCH_DEPTH:g} or the "
+                                                          "platform's)")] = None,
+    sidewall_angle: Annotated[float | None, typer.Option(help="sidewall angle from the horizontal (°; 90 = vertical; "
+                                                              f"default {SIDEWALL_ANGLE_DEG:g} or the platform's)")]
+    = None,
+    cladding: Annotated[str | None, typer.Option(help=f"cladding above the ridge: sio2 or air (default {CLADDING} "
+                                                      "or the platform's)")] = None,
     polarization: Annotated[str, typer.Option(help="te or tm")] = "te",
     radius: Annotated[float, typer.Option(help="bend radius (µm); inf for straight")] = float("inf"),
     solve: Annotated[bool, typer.Option(help="also run the full-vector mode solver")] = False,
+    platform: Annotated[str | None, typer.Option("--platform", help=f"stack preset ({', '.join(platform_names())}): "
+                                                                     "film, etch, wall angle and cladding; the "
+                                                                     "options above win")] = None,
 ):
     """Print n_eff, n_g and Γ of the ridge from the compact model (and a fresh solve), for both propagation
     directions in the X-cut film, with the geometry they are for."""
@@ -33,11 +50,16 @@ def mode(
     from prismpic.pdk import dispersion
     from prismpic.pdk.ridge_geometry import mode_label
 
+    stack = mode_geometry(platform, film_thickness=film_thickness, etch_depth=etch_depth,
+                          sidewall_angle_deg=sidewall_angle, cladding=cladding)
+    film_thickness, etch_depth = stack["film_thickness"], stack["etch_depth"]
+    sidewall_angle, cladding = stack["sidewall_angle_deg"], stack["cladding"]
     geo = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth)
     wall = dict(sidewall_angle_deg=sidewall_angle, cladding=cladding)
     pol = polarization.lower()
     bend = "straight" if math.isinf(radius) else f"bend radius {radius:g} µm"
-    title = (f"ridge {width:g} µm wide (top), film {film_thickness:g} µm, etch {etch_depth:g} µm "
+    title = (f"{'platform ' + platform + ': ' if platform else ''}"
+             f"ridge {width:g} µm wide (top), film {film_thickness:g} µm, etch {etch_depth:g} µm "
              f"(slab {film_thickness - etch_depth:.4g} µm), wall {sidewall_angle:g}°, {cladding} cladding, {bend}, "
              f"λ = {wl:g} µm")
     table = Table("quantity", *(mode_label(pol, a) for a in "zy"), title=title)

@@ -32,6 +32,7 @@ from prismpic.cli.common import (
     parse_settings,
     say,
 )
+from prismpic.pdk.platforms import platform_names
 
 DEFAULT_WL_UM = (1.54, 1.56)
 MAX_TOUCHSTONE_POINTS = 200_001  # wavelengths of one Touchstone file (a 4-port: ≈ 160 MB of text)
@@ -111,7 +112,8 @@ def default_wl_grid(model: str, fixed: dict, axes: dict, zip_axes: bool, n_grad:
     return np.linspace(lo, hi, n), f"wavelengths {lo:g}–{hi:g} µm, {n:,} points, step {step_pm:.3g} pm ({why})"
 
 
-def sweep_touchstone(model: str, out: Path, wl: str | None, set_: list[str] | None) -> None:
+def sweep_touchstone(model: str, out: Path, wl: str | None, set_: list[str] | None,
+                     platform: str | None = None) -> None:
     """``sweep MODEL --out FILE.sNp``: every S-parameter of the model at the ``--set`` values, written as Touchstone
     (``components.touchstone.write_touchstone``: frequency ascending, port order in the comment lines)."""
     from natsort import natsorted
@@ -121,8 +123,8 @@ def sweep_touchstone(model: str, out: Path, wl: str | None, set_: list[str] | No
 
     n_file = ts.touchstone_port_count(out, "--out")
     wls = None if wl is None else sw.parse_range(wl, "--wl", max_n=MAX_TOUCHSTONE_POINTS)
-    fixed = parse_settings(set_)
     fn = sw.model_function(model)
+    fixed = parse_settings(set_, fn=fn, platform=platform)
     check_settings(fn, fixed, "--set", exclude=("wl",), what=f"model {model}")
     if wls is not None:
         wls = ts.checked_wavelengths(wls, "--wl")
@@ -183,7 +185,11 @@ def sweep(
     zip_axes: Annotated[bool, typer.Option("--zip", help="pair the axes instead of crossing them")] = False,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (.png, .pdf or .svg; default: OUT "
                                                                  "with .png)")] = None,
-    set_: Annotated[list[str] | None, typer.Option("--set", help="fixed model parameter key=value")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="fixed model parameter key=value "
+                                                                 "(platform=NAME: as --platform)")] = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=f"stack preset ({', '.join(platform_names())}): its film, "
+                                                                     "etch, wall angle, cladding and loss; --set "
+                                                                     "and --param values win")] = None,
 ):
     """Sweep a model over parameter grids and wavelength (vectorised, with gradients); write CSV/NPZ and a figure,
     or all its S-parameters as a Touchstone file (.sNp)."""
@@ -199,7 +205,7 @@ def sweep(
             raise ValueError(f"{', '.join(given)} {verb} not apply to a Touchstone file (--out = {str(out)!r}): it "
                              "holds every S-parameter of the model at the --set values; sweep parameters into .csv or "
                              ".npz")
-        sweep_touchstone(model, out, wl, set_)
+        sweep_touchstone(model, out, wl, set_, platform)
         return
     if not param:
         raise ValueError(f"--param is needed for --out = {str(out)!r} (a .csv/.npz sweep), e.g. --param gap=0.2:0.4:5; "
@@ -208,7 +214,8 @@ def sweep(
     quantity = quantity or "power"
     axes = parse_axes(param)
     wls = None if wl is None else sw.parse_range(wl, "--wl")
-    fixed = parse_settings(set_)
+    fn = sw.model_function(model)
+    fixed = parse_settings(set_, fn=fn, platform=platform, exclude=tuple(axes))
     check_choice("--quantity", quantity, ("power", "db", "phase", "real", "imag"))
     ports = sw.port_pair(port)
     grads = tuple(grad or ())
@@ -220,7 +227,6 @@ def sweep(
     if zip_axes and len({a.size for a in axes.values()}) != 1:
         raise ValueError("--zip needs equal axis lengths, got "
                          + ", ".join(f"{k}: {a.size}" for k, a in axes.items()))
-    fn = sw.model_function(model)
     check_settings(fn, {k: 0.0 for k in axes}, "--param", exclude=("wl",), what=f"model {model}")
     check_settings(fn, fixed, "--set", exclude=("wl",), what=f"model {model}")
     clash = sorted(set(fixed) & set(axes))
