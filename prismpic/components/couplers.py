@@ -26,7 +26,7 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.units import db_to_amplitude, db_to_power
-from prismpic.components.waveguides import check_waveguide_params, path_response
+from prismpic.components.waveguides import check_waveguide_params, horizontal_path, path_response
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
@@ -199,7 +199,7 @@ def y_splitter(
         c, [(0, -width / 2), (taper_length, -wide / 2), (taper_length, wide / 2), (0, width / 2)], xs
     )
     offset = (output_separation - width - tip_gap) / 2
-    path = gf.Path(sbend_points(length, offset), start_angle=0, end_angle=0)
+    path = horizontal_path(sbend_points(length, offset))
     arm = path.extrude(xs)
     y0 = (width + tip_gap) / 2
     top = c << arm
@@ -288,7 +288,7 @@ def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: flo
     pts = [s + (-bend_length, dy / 2)]
     right = sbend_points(bend_length, h) + (length, (gap + width) / 2)
     pts.append(right if length > 0 else right[1:])
-    return gf.Path(np.concatenate(pts), start_angle=0, end_angle=0).extrude(xs)
+    return horizontal_path(np.concatenate(pts)).extrude(xs)
 
 
 @platform_cell
@@ -528,7 +528,7 @@ def sbend(
     # points for a chord sag ≤ 0.5 nm: sag ≈ (L/n)²/(8 R_min) = π²|h|/(16 n²)
     n = min(_SBEND_POINTS, max(8, math.ceil(math.pi * math.sqrt(abs(offset) / (16 * 5e-4)))))
     pts = sbend_points(length, offset, n) if offset != 0 else np.array([[0.0, 0.0], [length, 0.0]])
-    c = gf.Path(pts, start_angle=0, end_angle=0).extrude(xs)
+    c = horizontal_path(pts).extrude(xs)
     c.info["length"] = float(length)
     c.info["min_bend_radius"] = sbend_min_radius(length, offset) if offset != 0 else math.inf
     return c

@@ -31,7 +31,7 @@ from prismpic.components.couplers import (
 )
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
-from prismpic.components.waveguides import check_waveguide_params
+from prismpic.components.waveguides import check_waveguide_params, horizontal_path
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
@@ -264,7 +264,7 @@ def mzm(
     bend_out = sbend_points(t, y_pad - y_line) + (p + t + length, y_line)
     total = 2 * p + 2 * t + length
     center = np.concatenate([[(0.0, y_pad)], bend_in, bend_out, [(total, y_pad)]])
-    arm = gf.Path(center, start_angle=0, end_angle=0).extrude(xs)
+    arm = horizontal_path(center).extrude(xs)
     c = gf.Component()
     split = y_splitter(length=splitter_length, output_separation=p + g, width=width, cross_section=cross_section)
     sp = c << split

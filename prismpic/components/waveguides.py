@@ -94,6 +94,17 @@ def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cl
     return check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
 
 
+def horizontal_path(points) -> gf.Path:
+    """A gdsfactory path through ``points`` (µm, shape (n, 2)) whose ends point along +x (start and end angle 0°).
+
+    The angles are set on the path, not passed to ``gf.Path``, which takes them as arguments only from gdsfactory
+    9.41 on (prismpic supports gdsfactory from 9.4, for foundry PDKs that pin older versions).
+    """
+    path = gf.Path(points)
+    path.start_angle = path.end_angle = 0.0
+    return path
+
+
 # ---------------------------------------------------------------------------- straight
 @platform_cell
 @gf.cell
