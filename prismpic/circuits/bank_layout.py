@@ -21,15 +21,18 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import GDS_DBU_UM, check_range, concrete
+from prismpic.circuits import bank_state
 from prismpic.circuits.bank_model import (
     BANK_D,
     GRID_CENTER_NM,
     GRID_SPACING_NM,
     RING_SPACING,
+    cached_state,
     channel_fields,
     drop_jogs_um,
+    eager_while_tracing,
     plan_radii,
-    unchecked_bank_fields,
+    prepare_bank,
 )
 from prismpic.components import electrical, ring_physics, rings
 from prismpic.components.couplers import sbend
@@ -325,7 +328,8 @@ def readout_paths(wl=1.55, radii=CELL, ring_spacing=CELL, gap=CELL, gap_drop=CEL
     """
     radii = tuple(float(r) for r in np.asarray(radii, dtype=float))
     _check_row(radii, pad_size, bend_radius)
-    plan = row_plan(radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius)
+    with eager_while_tracing():  # the row's layout, built concretely even when first called under jit
+        plan = row_plan(radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius)
     wl = jnp.asarray(wl, dtype=float)
     phys = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm,
                 sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
@@ -427,7 +431,7 @@ def prism_bank_fields(wl, voltages, *, d: int, spacing_nm: float, center_nm: flo
         check_range("voltages", voltages, -vmax, vmax, unit="V")
     dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
     check_range("delta_t_k", dts, -150.0, 300.0, unit="K")
-    return f(jnp.atleast_1d(jnp.asarray(wl, dtype=float)), voltages, dts)
+    return bank_state.bank_fields(cached_state(key, f, wl), voltages, dts)
 
 
 @functools.lru_cache(maxsize=32)
@@ -437,14 +441,14 @@ def _bank_readout(d, spacing_nm, center_nm, ring_spacing, gap, gap_drop, width, 
     ring = dict(gap=gap, width=width, **({} if gap_drop is None else {"gap_drop": gap_drop}), **physics)
     geo = {k: physics[k] for k in ("film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")
            if k in physics}
-    for r in (min(radii), max(radii)):
-        rings.ring_add_drop_model(wl=1.55, radius=r, **ring)  # validation only, eagerly
-    readout_paths(1.55, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
+    with eager_while_tracing():  # validation (and the row's layout, built once), eagerly even under jit
+        for r in (min(radii), max(radii)):
+            rings.ring_add_drop_model(wl=1.55, radius=r, **ring)
+        readout_paths(1.55, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
 
-    def f(wl, voltages, dts):
-        d_f, t_f = unchecked_bank_fields(wl, jnp.asarray(radii), voltages, dts, ring_spacing, ring)
-        t_thr, t_drop = readout_paths(wl, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
-        return d_f * t_drop, t_f * t_thr
+    def f(wl):  # the tile's optical state (bank_model.prepare_bank) with its drawn readout paths
+        readout = readout_paths(wl, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
+        return prepare_bank(wl, radii, ring_spacing, readout=readout, **ring)
 
     return jax.jit(f)
 

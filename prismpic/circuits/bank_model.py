@@ -19,6 +19,8 @@ weights) in ``weight_programming``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import math
 
@@ -26,7 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from prismpic.checks import check_array_1d, check_range, concrete
+from prismpic.checks import check_array_1d, check_range, concrete, is_traced
+from prismpic.circuits import bank_state
 from prismpic.components import ring_physics, rings
 from prismpic.components.couplers import sbend_response
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
@@ -68,7 +71,7 @@ def check_plan(d: int, spacing_nm: float, center_nm: float) -> None:
 
 _WALL_KEYS = ("sidewall_angle_deg", "cladding")  # process: ridge wall angle (°) and cladding, as film and etch
 _RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "film_thickness", "etch_depth",
-            "loss_db_per_cm", "voltage_v", "delta_t_k", *_WALL_KEYS)
+            "loss_db_per_cm", "voltage_v", "delta_t_k", "dneff", "dng", *_WALL_KEYS)
 
 
 def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
@@ -85,23 +88,32 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
             rings.ring_add_drop_model(wl=np.array([ch.min(), ch.max()]), radius=float(radius0), **p)
         except ValueError as e:
             raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
-    wl = jnp.asarray(channels_um, dtype=float)
+    static, traced = _split_static(p)
+    return np.asarray(_radii_solver(static)(jnp.asarray(channels_um, dtype=float), float(radius0), traced))
 
-    def theta(r, w):
-        return ring_physics.ring_round_trip(w, r, **p)[1]
 
-    dtheta = jax.vmap(jax.grad(theta))
-    theta_v = jax.vmap(theta)
-    m = jnp.round(theta_v(jnp.full(wl.shape, float(radius0)), wl) / (2 * jnp.pi))
+@functools.lru_cache(maxsize=16)
+def _radii_solver(static: tuple):
+    """Jitted Newton solve of ``bank_radii`` for one set of static ring parameters (compiled once per shape)."""
 
     @jax.jit
-    def solve(r):
+    def solve(wl, radius0, traced):
+        p = {**dict(static), **traced}
+
+        def theta(r, w):
+            return ring_physics.ring_round_trip(w, r, **p)[1]
+
+        dtheta = jax.vmap(jax.grad(theta))
+        theta_v = jax.vmap(theta)
+        r0 = jnp.full(wl.shape, radius0)
+        m = jnp.round(theta_v(r0, wl) / (2 * jnp.pi))
+
         def body(_, r):
             return r - (theta_v(r, wl) - 2 * jnp.pi * m) / dtheta(r, wl)
 
-        return jax.lax.fori_loop(0, 8, body, r)
+        return jax.lax.fori_loop(0, 8, body, r0)
 
-    return np.asarray(solve(jnp.full(wl.shape, float(radius0))))
+    return solve
 
 
 @model_of(rings.ring_add_drop)
@@ -119,7 +131,7 @@ def plan_radii(d: int = BANK_D, spacing_nm: float = GRID_SPACING_NM, center_nm: 
 
 @functools.lru_cache(maxsize=64)
 def _plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width) -> tuple[float, ...]:
-    with jax.ensure_compile_time_eval():  # concrete numbers even when called while tracing
+    with eager_while_tracing():  # concrete numbers even when called while tracing
         radii = bank_radii(channel_plan_um(d, spacing_nm, center_nm), gap=gap, gap_drop=gap_drop, width=width)
     return tuple(float(r) for r in radii)
 
@@ -135,7 +147,7 @@ def _star(a, b):
 
 _RING_CELL = cell_defaults(rings.ring_add_drop)  # the ring geometry a channel takes where ``ring`` gives none
 _MODEL_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-               "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", *_WALL_KEYS)
+               "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "dneff", "dng", *_WALL_KEYS)
 
 
 def ring_columns(wl, radii, **ring):
@@ -202,21 +214,23 @@ def drop_jogs_um(radii, gap=CELL, gap_drop=CELL, width=CELL):
     ``gap``, ``gap_drop`` and ``width`` default to the ``ring_add_drop`` cell's.
     """
     gd = gap if gap_drop is None else gap_drop
-    r = jnp.asarray(radii, dtype=float)
+    per_um = round(1 / LAYOUT_GRID_UM)  # grid steps per µm (exact)
+    values = [concrete(x) for x in (radii, gap, gd, width)]
+    # concrete: NumPy, left to right, as the layout computes it (XLA may reassociate the sums, and a span on a
+    # half grid step would round the other way); traced: the same in jnp
+    xp, (r, g, g_d, w) = ((np, [np.asarray(v, dtype=float) for v in values]) if all(v is not None for v in values)
+                          else (jnp, [jnp.asarray(radii, dtype=float), gap, gd, width]))
+    span = xp.round((r + g + w) * per_um) + xp.round((r + g_d + w) * per_um)
+    return (span[..., 1:] - span[..., :-1]) / per_um
 
-    def snap(x):
-        return jnp.round(x / LAYOUT_GRID_UM) * LAYOUT_GRID_UM
 
-    span = snap(r + gap + width) + snap(r + gd + width)
-    return span[..., 1:] - span[..., :-1]
-
-
-def spacer_transmissions(wl, ring_spacing, ring, radii):
+def spacer_transmissions(wl, ring_spacing, ring, radii, jogs=None):
     """(through, drop) field transmissions of the buses between adjacent rings: (W,) and (d − 1, W).
 
     The through bus is a straight ``ring_spacing`` (µm) long; the drop bus is the same straight
     where neighbouring rings have equal bus spans and a raised-cosine ``sbend`` (the layout's
-    jog, ``drop_jogs_um``) where they differ. ``ring``: the ring parameters (gap, width, …).
+    jog, ``drop_jogs_um``) where they differ. ``ring``: the ring parameters (gap, width, …);
+    ``jogs`` (µm, (d − 1,)): ``drop_jogs_um`` of the radii when already known.
     """
     sp = {k: v for k, v in ring.items() if k in ("width", "film_thickness", "etch_depth", "loss_db_per_cm", *_WALL_KEYS)}
     wl = jnp.asarray(wl, dtype=float)
@@ -225,7 +239,8 @@ def spacer_transmissions(wl, ring_spacing, ring, radii):
         one = jnp.ones_like(wl, dtype=complex)
         return one, jnp.broadcast_to(one, (n_jogs,) + wl.shape)
     t = straight_model(wl=wl, length=ring_spacing, **sp)[("o1", "o2")]
-    jogs = drop_jogs_um(radii, **{k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring})
+    if jogs is None:
+        jogs = drop_jogs_um(radii, **{k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring})
     flat = jogs == 0
     safe = jnp.where(flat, 1.0, jogs)  # keeps the unused branch (and its gradient) finite
     geo = (ring.get("width", _RING_CELL["width"]), ring.get("film_thickness", FILM_THICKNESS),
@@ -235,7 +250,131 @@ def spacer_transmissions(wl, ring_spacing, ring, radii):
     return t, jnp.where(flat[:, None], t, bends)
 
 
-# ---------------------------------------------------------------------------- channels and banks
+# ---------------------------------------------------------------------------- prepared banks
+def prepare_bank(wl, radii, ring_spacing: float = RING_SPACING, *, readout=None, wl_block: int | None = None,
+                 **ring) -> bank_state.BankState:
+    """A bank's optical state at wavelengths ``wl``: everything that depends neither on voltages nor on temperature.
+
+    ``bank_state.bank_fields(state, voltages)`` and ``bank_state.balanced_currents_a(state, powers_w, voltages)``
+    then cost one star product per channel, ring and wavelength. Compiled once per shapes and parameter
+    set; callable under ``jax.jit``/``grad`` (traced ``wl``, ``radii`` or ring parameters give a traced
+    state). Inputs are checked when concrete. Pass the state to jitted functions as an argument, not as a
+    closure (a closure embeds its arrays in the compiled code).
+
+    Args:
+        wl: wavelengths (µm), scalar or (W,).
+        radii: ring radii (µm), (d,) shared by every channel or (N, d) per channel (fabrication variation).
+        ring_spacing: bus length between adjacent ring cells (µm).
+        readout: None (fields at the channel's own ends), or (t_thr, t_drop): field transmissions (scalar or
+            (W,)) from the through end and the drop end to the detectors (``bank_layout.readout_paths``).
+        wl_block: wavelengths per block of the per-call kernel; None: automatic (``bank_state.block_plan``).
+        **ring: other ``ring_add_drop_model`` parameters, shared by all rings (gap, loss_db_per_cm, …).
+    """
+    wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
+    radii = jnp.asarray(radii, dtype=float)
+    if wl.ndim != 1:
+        raise ValueError(f"wl has shape {wl.shape}; expected a scalar or a 1-D array of wavelengths (µm)")
+    if radii.ndim not in (1, 2) or radii.shape[-1] < 1:
+        raise ValueError(f"radii has shape {radii.shape}; expected (d,) or (n_channels, d) with d ≥ 1")
+    check_range("ring_spacing", ring_spacing, 0.0, 1e4, unit="µm")
+    if wl_block is not None and (not isinstance(wl_block, int | np.integer) or wl_block < 1):
+        raise ValueError(f"wl_block = {wl_block!r} must be an integer ≥ 1 (wavelengths per block) or None")
+    check_bank_inputs(wl, radii, 0.0, 0.0, ring)
+    if readout is not None:
+        if len(readout) != 2:
+            raise ValueError(f"readout has {len(readout)} entries; expected (t_thr, t_drop) or None")
+        readout = tuple(jnp.broadcast_to(jnp.asarray(x, dtype=complex), wl.shape) for x in readout)
+    state = _prepare(wl, radii, ring_spacing, ring, readout)
+    return state if wl_block is None else dataclasses.replace(state, wl_block=int(wl_block))
+
+
+def _split_static(ring: dict):
+    """(static items, traced values) of ring parameters: concrete numbers and choices are compile-time keys."""
+    static, traced = {}, {}
+    for k, v in ring.items():
+        c = None if isinstance(v, str | None) else concrete(v)
+        if isinstance(v, str | None):
+            static[k] = v
+        elif c is not None and c.ndim == 0:
+            static[k] = float(c)
+        else:
+            traced[k] = jnp.asarray(v, dtype=float)
+    return tuple(sorted(static.items())), traced
+
+
+def _prepare(wl, radii, ring_spacing, ring, readout=None):
+    static, traced = _split_static(ring)
+    radii = jnp.asarray(radii, dtype=float)
+    layout = {k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring}
+    jogs = drop_jogs_um(concrete(radii), **layout) if concrete(radii) is not None and ring_spacing > 0 else None
+    return _prepare_fn(float(ring_spacing), static)(jnp.atleast_1d(jnp.asarray(wl, dtype=float)), radii, traced,
+                                                    readout, None if jogs is None else jnp.asarray(jogs))
+
+
+@functools.lru_cache(maxsize=32)
+def _prepare_fn(ring_spacing: float, static: tuple):
+    @jax.jit
+    def prepare(wl, radii, traced, readout, jogs):
+        ring = {**dict(static), **traced}
+
+        def at(w):
+            def one(r, h):
+                return ring_columns(w, r, **ring), spacer_transmissions(w, ring_spacing, ring, r, h)
+
+            return one(radii, jogs) if radii.ndim == 1 else jax.vmap(one)(radii, jogs)
+
+        n_blocks, size = bank_state.block_plan(wl.size, radii.size, budget=bank_state.PREPARE_BLOCK_ELEMENTS)
+        if n_blocks == 1:
+            cols, spacers = at(wl)
+        else:  # bounded memory: the physics of a block of wavelengths at a time
+            parts = jax.lax.map(at, bank_state.blocked(wl, n_blocks, size))
+            cols, spacers = jax.tree.map(lambda x: bank_state.unblocked(x, wl.size), parts)
+        return bank_state.state_from_columns(wl, cols, spacers, readout)
+
+    return prepare
+
+
+def eager_while_tracing():
+    """A context evaluating JAX operations on concrete values now, also inside a trace (``jax.ensure_compile_time_eval``);
+    outside a trace, none: there, it would only compile every operation a second time."""
+    return jax.ensure_compile_time_eval() if is_traced(jnp.zeros(())) else contextlib.nullcontext()
+
+
+_STATES: dict = {}  # (key, arrays' bytes) → BankState, oldest first
+_STATES_KEPT = 8
+
+
+def cached_state(key, prepare, *arrays) -> bank_state.BankState:
+    """``prepare(*arrays)``, remembered (the last few) per hashable ``key`` and concrete values of ``arrays``.
+
+    Concrete arrays are prepared eagerly even while a caller is being traced, so the state is a constant
+    of that compilation; any traced array: computed each time, not kept.
+    """
+    values = [concrete(a) for a in arrays]  # the caller's own arrays: converting them under a trace would trace them
+    if any(v is None for v in values):
+        return prepare(*arrays)
+    values = [np.asarray(v, dtype=float) for v in values]
+    full = (key, tuple((v.shape, v.tobytes()) for v in values))
+    state = _STATES.pop(full, None)
+    if state is None:
+        with eager_while_tracing():
+            state = prepare(*values)
+    _STATES[full] = state
+    while len(_STATES) > _STATES_KEPT:
+        _STATES.pop(next(iter(_STATES)), None)
+    return state
+
+
+def _state(wl, radii, ring_spacing, ring) -> bank_state.BankState:
+    """``prepare_bank``'s state of ``bank_fields``' arguments, kept for shared concrete radii and parameters."""
+    static, traced = _split_static(ring)
+    if traced or np.ndim(radii) != 1:
+        return prepare_bank(wl, radii, ring_spacing, **ring)
+    return cached_state(("bank_model", float(ring_spacing), static),
+                        lambda w, r: prepare_bank(w, r, ring_spacing, **ring), wl, radii)
+
+
+# ---------------------------------------------------------------------------- channels and banks (thin wrappers)
 def channel_fields(wl, radii, voltages, delta_t_k=0.0, ring_spacing: float = RING_SPACING, **ring):
     """(D_tot, T_tot): drop-end and through-end fields of one channel at wavelengths ``wl``.
 
@@ -247,12 +386,11 @@ def channel_fields(wl, radii, voltages, delta_t_k=0.0, ring_spacing: float = RIN
         ring_spacing: bus length between adjacent ring cells (µm).
         **ring: other ``ring_add_drop_model`` parameters (gap, loss_db_per_cm, …), shared by all rings.
     """
-    radii = jnp.asarray(radii, dtype=float)
-    voltages = jnp.broadcast_to(jnp.asarray(voltages, dtype=float), radii.shape)
-    dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), radii.shape)
-    check_bank_inputs(wl, radii, voltages, dts, ring)
-    return fields_from_columns(ring_columns(wl, radii, **ring), spacer_transmissions(wl, ring_spacing, ring, radii),
-                               voltages, dts)
+    shape = np.shape(radii)  # radii as given: a concrete array keeps the prepared state cached, even under jit
+    voltages = jnp.broadcast_to(jnp.asarray(voltages, dtype=float), shape)
+    dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), shape)
+    d, t = bank_fields(wl, radii, voltages[None], dts[None], ring_spacing, **ring)
+    return d[0].reshape(np.shape(wl)), t[0].reshape(np.shape(wl))
 
 
 def check_bank_inputs(wl, radii, voltages, delta_t_k, ring: dict) -> None:
@@ -267,51 +405,37 @@ def check_bank_inputs(wl, radii, voltages, delta_t_k, ring: dict) -> None:
     check_range("wl", w, -math.inf, math.inf, unit="µm", lo_open=True, hi_open=True)
     check_range("radii", r, RULES.min_bend_radius, 500.0, unit="µm")
     check_range("delta_t_k", t, -math.inf, math.inf, unit="K", lo_open=True, hi_open=True)
-    for radius in {float(r.min()), float(r.max())}:
-        for dt in {float(t.min()), float(t.max())}:
-            rings.ring_add_drop_model(wl=np.array([w.min(), w.max()]), radius=radius, delta_t_k=dt, **ring)
+    with eager_while_tracing():  # concrete even when the caller is being traced
+        for radius in {float(r.min()), float(r.max())}:
+            for dt in {float(t.min()), float(t.max())}:
+                rings.ring_add_drop_model(wl=np.array([w.min(), w.max()]), radius=radius, delta_t_k=dt, **ring)
 
 
 def unchecked_bank_fields(wl, radii, voltages, delta_t_k, ring_spacing, ring):
-    """``bank_fields`` without its checks and cache: (D, T), each (N, W); traceable.
+    """``bank_fields`` without its ring-parameter checks and cache: (D, T), each (N, W); traceable.
 
     ``radii`` (d,) or (N, d) µm, ``voltages`` (N, d) V and ``delta_t_k`` (N, d) K as arrays,
     ``ring_spacing`` in µm, ``ring`` a dict of ring parameters.
     """
-    if radii.ndim == 1:
-        cols = ring_columns(wl, radii, **ring)
-        spacer = spacer_transmissions(wl, ring_spacing, ring, radii)
-        return jax.vmap(lambda v, t: fields_from_columns(cols, spacer, v, t))(voltages, delta_t_k)
-    return jax.vmap(lambda r, v, t: fields_from_columns(ring_columns(wl, r, **ring),
-                                                        spacer_transmissions(wl, ring_spacing, ring, r),
-                                                        v, t))(radii, voltages, delta_t_k)
-
-
-@functools.lru_cache(maxsize=32)
-def _compiled_bank(ring_spacing: float, ring_items: tuple):
-    ring = dict(ring_items)
-    return jax.jit(lambda wl, r, v, t: unchecked_bank_fields(wl, r, v, t, ring_spacing, ring))
+    return bank_state.bank_fields(_prepare(wl, radii, ring_spacing, ring), voltages, delta_t_k)
 
 
 def bank_fields(wl, radii, voltages, delta_t_k=0.0, ring_spacing: float = RING_SPACING, **ring):
     """Drop and through fields of N channels, shape (N, W), jitted.
 
-    ``radii`` is (d,) shared by all channels (ring columns computed once) or (N, d) per
-    channel (fabrication variation); ``voltages`` is (N, d); ``delta_t_k`` broadcasts to
-    (N, d). Ring parameters are validated once, eagerly.
+    ``radii`` is (d,) shared by all channels or (N, d) per channel (fabrication variation);
+    ``voltages`` is (N, d); ``delta_t_k`` broadcasts to (N, d). The bank's optical state
+    (``prepare_bank``) is kept for the last few concrete (wl, radii, parameters) of shared radii, so a
+    repeated call costs the kernel only; keep the state yourself for the fastest path.
     """
     voltages = jnp.asarray(voltages, dtype=float)
     check_range("voltages", voltages, -RULES.max_electrode_voltage_v, RULES.max_electrode_voltage_v, unit="V")
-    radii = jnp.asarray(radii, dtype=float)
-    if voltages.ndim != 2 or voltages.shape[-1] != radii.shape[-1] or (radii.ndim == 2 and radii.shape != voltages.shape):
-        raise ValueError(f"voltages has shape {voltages.shape}; expected (n_channels, d) with d = {radii.shape[-1]}"
-                         + (f" and radii {radii.shape}" if radii.ndim == 2 else ""))
+    shape = np.shape(radii)
+    if voltages.ndim != 2 or voltages.shape[-1] != shape[-1] or (len(shape) == 2 and shape != voltages.shape):
+        raise ValueError(f"voltages has shape {voltages.shape}; expected (n_channels, d) with d = {shape[-1]}"
+                         + (f" and radii {shape}" if len(shape) == 2 else ""))
     dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
-    check_bank_inputs(wl, radii, voltages, dts, ring)
-    if concrete(radii) is None or concrete(voltages) is None or concrete(dts) is None:
-        return unchecked_bank_fields(wl, radii, voltages, dts, float(ring_spacing), ring)
-    f = _compiled_bank(float(ring_spacing), tuple(sorted(ring.items())))
-    return f(jnp.asarray(wl, dtype=float), radii, voltages, dts)
+    return bank_state.bank_fields(_state(wl, radii, float(ring_spacing), ring), voltages, dts)
 
 
 def balanced_weights(wl, radii, voltages, **kw):
