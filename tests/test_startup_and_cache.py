@@ -139,8 +139,11 @@ def test_list_fits_80_columns_and_info_prints_plain_text():
     assert data["model"]["ports"] == ["o1", "o2", "o3", "o4"]
 
 
-def test_mode_echoes_its_geometry_and_names_the_propagation_direction():
-    res = runner.invoke(app, ["mode", "--width", "1.2", "--etch-depth", "0.3"], env={"COLUMNS": "200"})
+def test_mode_echoes_its_geometry_and_names_the_propagation_direction(monkeypatch):
+    from prismpic.cli import common
+
+    monkeypatch.setattr(common.console, "width", 200)  # one line per table row, whatever the worker's terminal
+    res = runner.invoke(app, ["mode", "--width", "1.2", "--etch-depth", "0.3"])
     assert res.exit_code == 0, res.output
     out = res.stdout
     assert "1.2 µm wide" in out and "etch 0.3 µm" in out and "straight" in out and "inf" not in out
@@ -149,5 +152,5 @@ def test_mode_echoes_its_geometry_and_names_the_propagation_direction():
     assert head.index("TE (E ∥ z), propagating along y") < head.index("TE (E ∥ y), propagating along z")
     neff = [float(x) for x in next(line for line in out.splitlines() if "n_eff" in line).split("│")[2:4]]
     assert neff[0] < neff[1]
-    res = runner.invoke(app, ["mode", "--radius", "30"], env={"COLUMNS": "200"})
+    res = runner.invoke(app, ["mode", "--radius", "30"])
     assert "bend radius 30 µm" in res.stdout
