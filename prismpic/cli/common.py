@@ -203,11 +203,13 @@ def _run_interruptible(fn, args, kwargs):
             done.set()
 
     worker = threading.Thread(target=target, name="prismpic-command", daemon=True)
-    worker.start()
-    try:
+    try:  # the signal may arrive as soon as the worker runs, before this thread is back from start()
+        worker.start()
         while not done.wait(0.05):
             pass
     except KeyboardInterrupt as e:
+        if worker.ident is None:  # the worker never started: nothing of the command to stop
+            raise
         signum = getattr(e, "signum", signal.SIGINT)
         for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # one stop is enough
             if sig is not None:
