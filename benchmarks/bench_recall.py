@@ -36,7 +36,7 @@ def main() -> None:
     import jax
     import numpy as np
 
-    from prismpic.analysis import recall as rc
+    from prismpic.analysis.recall import monte_carlo as rc
 
     spec = importlib.util.spec_from_file_location("recall_before", Path(__file__).with_name("recall_before.py"))
     before = importlib.util.module_from_spec(spec)

@@ -1,5 +1,5 @@
-# Baseline for benchmarks/bench_recall.py: prismpic/analysis/recall.py as of commit 931ee77 (before issue 12),
-# verbatim (git show 931ee77:prismpic/analysis/recall.py), so that one run times the old and the new code.
+# Baseline for benchmarks/bench_recall.py: prismpic/analysis/recall/monte_carlo.py as of commit 931ee77 (before issue 12),
+# verbatim (git show 931ee77:prismpic/analysis/recall/monte_carlo.py), so that one run times the old and the new code.
 """Monte Carlo of PRISM's photonic top-k block selection under impairments (JAX).
 
 One trial: a bank of n_blocks signatures w (n_blocks, d) and a query sketch x (d,), both

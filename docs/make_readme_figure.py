@@ -1,6 +1,6 @@
 """The README's picture: the 8×8 PRISM prototype as ``prismpic layout prototype_8x8`` writes it, and a ring spectrum.
 
-The layout is drawn from its GDS with the PDK's layer colours (``prismpic.analysis.layout_render``); the spectrum is
+The layout is drawn from its GDS with the PDK's layer colours (``prismpic.report.layout_render``); the spectrum is
 the default 20 µm add-drop ring's model (``rings.ring_add_drop_model``) over two free spectral ranges, with its specs
 (``rings.ring_specs``) in the title.
 Run: python docs/make_readme_figure.py [--out FILE]  (default: docs/readme_figure.png beside this script)
@@ -24,7 +24,7 @@ def prototype_picture(folder: Path) -> tuple[np.ndarray, float, float]:
     """The prototype drawn to an RGB array, and its width and height (µm) as written to GDS."""
     from PIL import Image
 
-    from prismpic.analysis.layout_render import render_gds_png
+    from prismpic.report.layout_render import render_gds_png
     from prismpic.circuits.prototype import prototype
     from prismpic.fileio import write_gds_atomic
     from prismpic.pdk.layers import write_lyp

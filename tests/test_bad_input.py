@@ -95,7 +95,7 @@ def output_commands(tmp_path: Path, out: Path) -> dict[str, list[str]]:
 def no_work(monkeypatch):
     """Fail the test if a command starts its work (a fit, a sweep, a report, a layout) instead of refusing first."""
     import prismpic.analysis.calibration as cal
-    import prismpic.analysis.report as rep
+    import prismpic.report.build as rep
 
     def forbidden(*a, **k):
         raise AssertionError("the work started before the options were checked")

@@ -217,7 +217,7 @@ def test_every_pcm_column_is_range_checked(tmp_path, text, words):
 # ---------------------------------------------------------------------------- KV files
 def test_a_corrupt_npz_is_one_line_naming_kv_and_the_file(tmp_path):
     """`recall --kv` on a corrupt .npz was "internal error (BadZipFile)", exit 1."""
-    from prismpic.analysis import kv_data
+    from prismpic.analysis.recall import kv_data
 
     f = tmp_path / "bad.npz"
     f.write_bytes(b"PK\x03\x04 not really a zip file")

@@ -71,7 +71,7 @@ def test_report_schema(report_dir):
 
 
 def test_claims_filter_and_unknown_id():
-    from prismpic.analysis.claim_texts import claim_text
+    from prismpic.analysis.ledger.claim_texts import claim_text
 
     res = runner.invoke(app, ["claims", "S1-01"])
     assert res.exit_code == 0 and "S1-01" in res.output and "consistent" in res.output

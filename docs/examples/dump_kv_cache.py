@@ -11,7 +11,7 @@ the model is loaded with it; every attention layer then hands it the query, key 
 exactly as its attention uses them (after rotary embedding and any q/k norm; keys and
 values before grouped-query repetition, so n_kv_heads of them) with its softmax scale.
 The function records them and calls the model's ordinary SDPA attention, so the forward
-pass is unchanged. The file follows ``prismpic.analysis.kv_data``: keys/values
+pass is unchanged. The file follows ``prismpic.analysis.recall.kv_data``: keys/values
 (n_layers, n_kv_heads, n_tokens, d), queries (n_layers, n_heads, n_queries, d) of the
 last ``--queries`` tokens (``query_pos`` their positions: a causal query sees keys up to
 its own), metadata with the model name and softmax scale. The whole prompt runs in one
@@ -32,7 +32,7 @@ def capture_kv(model, input_ids, n_queries: int, name: str = "model"):
     from transformers import AttentionInterface
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-    from prismpic.analysis.kv_data import KVCache
+    from prismpic.analysis.recall.kv_data import KVCache
 
     seen: dict = {}
 
@@ -69,7 +69,7 @@ def main(argv=None) -> Path:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from prismpic.analysis.kv_data import save_kv
+    from prismpic.analysis.recall.kv_data import save_kv
 
     tok = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, torch_dtype=torch.bfloat16, device_map="auto")

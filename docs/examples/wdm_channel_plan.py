@@ -1,7 +1,7 @@
 """A WDM channel plan and ring radii for d = 32 channels in the C band that meet a worst-case crosstalk target.
 
 Crosstalk X[i, j]: what ring j drops at channel i relative to what ring i drops at its own
-channel, every resonance order included (``prismpic.analysis.crosstalk``). One radius
+channel, every resonance order included (``prismpic.analysis.system.crosstalk``). One radius
 family shares one FSR, so its d channels' round-trip phases are d points on a circle and
 two lie within FSR/d (the common-FSR bound); rings whose radii are chosen per channel
 (each ring the resonance order, i.e. the radius, whose other orders stay farthest from the
@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.analysis import channel_plan
+from prismpic.analysis.system import channel_plan
 from prismpic.analysis.sweep import sweep
 from prismpic.components import ring_physics, rings
 from prismpic.fileio import save_figure_atomic

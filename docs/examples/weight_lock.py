@@ -29,7 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.analysis import recall, recall_seed
+from prismpic.analysis.recall import monte_carlo as recall
+from prismpic.analysis.recall import seed_cases as recall_seed
 from prismpic.circuits import bank_model, weight_programming
 from prismpic.components import ring_physics
 from prismpic.fileio import save_figure_atomic

@@ -72,7 +72,7 @@ def reachable_gain(raw_batch, d: int, max_voltage_v: float = RULES.max_electrode
               f"with every ring at {max_voltage_v:g} V (detuned) channel {j1} reads the raw weight {both[1, j1]:.3g} ≥ 0")
         raise ValueError(f"no common weight scale g > 0: {at}; another ring's resonance order falls on the channel, as "
                          "in a plan wider than the free spectral range (check the plan with "
-                         "prismpic.analysis.channel_plan.check_channel_plan)")
+                         "prismpic.analysis.system.channel_plan.check_channel_plan)")
     return g
 
 
@@ -177,7 +177,7 @@ def check_programmed(errors, gain: float, tol: float | None = PROGRAM_TOL, chann
         raise ValueError(f"targets row {k} cannot be programmed: ring {j}{at} stays {err[k, j] / abs(gain):.3g} (in "
                          f"weight units) from its target after searching the rings' detuning directions, above tol = "
                          f"{tol:g} ({n_bad} of {err.shape[0]} rows); another ring's resonance order likely lies on the "
-                         "channel (check the plan with prismpic.analysis.channel_plan.check_channel_plan), or pass "
+                         "channel (check the plan with prismpic.analysis.system.channel_plan.check_channel_plan), or pass "
                          "tol=None for the closest voltages")
     return residual
 

@@ -96,7 +96,7 @@ def _print_ring(cal) -> None:
 
 def _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavelength_offset, chi2_max) -> dict:
     """The spectrum-fit keyword arguments of the options, each checked (names as the options)."""
-    from prismpic.analysis.calibration.ring_spectrum import CHOICES
+    from prismpic.analysis.calibration.ring.spectrum import CHOICES
     from prismpic.checks import check_choice, check_range
 
     if kind is not None:
@@ -176,7 +176,7 @@ def calibrate_ring_cmd(
     --spectra: 1 when no device was fitted, 3 when some device did not run (lost Dask scheduler or workers:
     the folder is written without process.json; run the same command with --resume)."""
     from prismpic.analysis import calibration as cal_mod
-    from prismpic.analysis.calibration.ring_start import design_params
+    from prismpic.analysis.calibration.ring.start import design_params
 
     design = _design(set_)
     if radius is not None:

@@ -32,7 +32,7 @@ def _entry_table(entries) -> Table:
 
 
 def _assumption_table(names) -> Table:
-    from prismpic.analysis.assumptions import assumption
+    from prismpic.analysis.ledger.assumptions import assumption
 
     table = Table("assumption", "nominal", "range", "source", show_lines=True)
     for n in names:
@@ -53,8 +53,8 @@ def claims(
     criterion, modeled value and range, verdict and the condition that flips it)."""
     from collections import Counter
 
-    from prismpic.analysis.claims import claim_text, specs
-    from prismpic.analysis.verdicts import explain_text, judge
+    from prismpic.analysis.ledger.claims import claim_text, specs
+    from prismpic.analysis.ledger.verdicts import explain_text, judge
 
     if explain and not ids:
         raise ValueError("--explain needs claim ids, e.g. prismpic claims S1-12 --explain")

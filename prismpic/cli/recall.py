@@ -17,8 +17,8 @@ KV_SOURCES = ("--kv", "--minilm", "--synthetic")
 
 def _impairments(weight_bits, dac_bits, drift_ring, drift_common, lock_residual, fab, trim_v, nep, noise_rel,
                  power_uw, bandwidth_ghz, gain_db, crosstalk_db, d) -> dict:
-    from prismpic.analysis import impairments
-    from prismpic.analysis.recall import adjacent_crosstalk
+    from prismpic.analysis.recall import impairments
+    from prismpic.analysis.recall.monte_carlo import adjacent_crosstalk
 
     if nep is not None and noise_rel is not None:
         raise ValueError(f"give --nep = {nep:g} or --noise-rel = {noise_rel:g}, not both")
@@ -64,7 +64,7 @@ def _heads(text: str | None, n_layers: int, n_heads: int):
 @cli_errors
 def recall(
     out: Annotated[Path, typer.Option("--out", help="output folder (tables CSV/JSON, figures)")],
-    kv: Annotated[Path | None, typer.Option("--kv", help="KV file (.safetensors/.npz, layout: prismpic.analysis.kv_data)")] = None,
+    kv: Annotated[Path | None, typer.Option("--kv", help="KV file (.safetensors/.npz, layout: prismpic.analysis.recall.kv_data)")] = None,
     minilm: Annotated[str | None, typer.Option("--minilm", help="'python-docs' or a UTF-8 text file: all-MiniLM-L6-v2 keys (extra prismpic[kv])")] = None,
     synthetic: Annotated[str | None, typer.Option("--synthetic", help="gaussian, planted or planted-tied")] = None,
     separation: Annotated[float, typer.Option("--separation", help="synthetic: bulk σ the true top-k stand above the bulk")] = 0.0,
@@ -95,7 +95,7 @@ def recall(
     seed: Annotated[int, typer.Option("--seed", help="PRNG seed")] = 0,
 ):
     """Recall@k of the photonic top-k on real or synthetic keys, with the impairments given; tables and figures."""
-    from prismpic.analysis import recall_seed
+    from prismpic.analysis.recall import seed_cases as recall_seed
     from prismpic.fileio import atomic_dir, check_out_clear_of_inputs, check_output_dir, write_text_atomic
 
     given = [name for name, v in zip(KV_SOURCES, (kv, minilm, synthetic), strict=True) if v is not None]
@@ -110,8 +110,8 @@ def recall(
     figures: dict = {}
     opts = dict(locals())
     if synthetic is not None:  # every check before the progress bar starts
-        from prismpic.analysis import planted
-        from prismpic.analysis.recall import RecallConfig
+        from prismpic.analysis.recall import planted
+        from prismpic.analysis.recall.monte_carlo import RecallConfig
 
         planted.family_params(synthetic, separation)
         RecallConfig(n_blocks=blocks, d=d, k=k, n_trials=trials, queries_per_state=queries_per_state,
@@ -164,8 +164,10 @@ def _config_changes(opts: dict, d: int | None) -> dict:
 
 def _synthetic(name, separation, blocks, d, k, trials, group, seed, nep_rel, with_seed, heatmaps, tick, power_uw,
                bandwidth_ghz, opts):
-    from prismpic.analysis import impairments, planted, recall_study
-    from prismpic.analysis.recall import PATHS, RecallConfig, simulate_recall
+    from prismpic.analysis.recall import impairments
+    from prismpic.analysis.recall import planted
+    from prismpic.analysis.recall import study as recall_study
+    from prismpic.analysis.recall.monte_carlo import PATHS, RecallConfig, simulate_recall
 
     s, tau = planted.family_params(name, separation)
     base = RecallConfig(n_blocks=blocks, d=d, k=k, n_trials=trials, queries_per_state=group, separation=s,
@@ -203,7 +205,9 @@ def _synthetic(name, separation, blocks, d, k, trials, group, seed, nep_rel, wit
 
 def _load_source(kv, text, block_size, windows, k, schemes, heads):
     """The KV cache of --kv or --minilm, checked against the options; (cache, metadata)."""
-    from prismpic.analysis import kv_data, minilm, signatures
+    from prismpic.analysis.recall import kv_data
+    from prismpic.analysis.recall import minilm
+    from prismpic.analysis.recall import signatures
 
     if kv is not None:
         cache = kv_data.load_kv(kv, option="--kv")
@@ -235,8 +239,11 @@ def _load_source(kv, text, block_size, windows, k, schemes, heads):
 
 
 def _kv_data(cache, block_size, k, repeats, group, schemes, heads, seed, nep_rel, with_seed, tick, opts):
-    from prismpic.analysis import kv_data, kv_recall, recall_study, signatures
-    from prismpic.analysis.recall import RecallConfig
+    from prismpic.analysis.recall import kv_data
+    from prismpic.analysis.recall import kv_recall
+    from prismpic.analysis.recall import study as recall_study
+    from prismpic.analysis.recall import signatures
+    from prismpic.analysis.recall.monte_carlo import RecallConfig
 
     schemes = list(schemes or signatures.SCHEMES)
     head_list = _heads(heads, cache.n_layers, cache.n_heads)

@@ -28,7 +28,7 @@ def report(
     GDS into OUT."""
     import time
 
-    from prismpic.analysis.report import REPORT_BYTES, write_report
+    from prismpic.report.build import REPORT_BYTES, write_report
 
     check_out_dir(out, need_bytes=REPORT_BYTES)
     check_out_clear_of_inputs(out, [params])

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import constants
 
-from prismpic.analysis import assumptions as A
-from prismpic.analysis.energy import GpuScanParams, PrismEnergyParams
+from prismpic.analysis.ledger import assumptions as A
+from prismpic.analysis.system.energy import GpuScanParams, PrismEnergyParams
 from prismpic.pdk.process import DEFAULT_PROCESS, PARAMETERS
 
 

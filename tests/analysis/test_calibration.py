@@ -60,7 +60,7 @@ def test_ring_quantities_equal_ring_specs():
 
 
 def test_priors_are_the_process_spreads():
-    from prismpic.analysis.calibration.ring_start import design_params
+    from prismpic.analysis.calibration.ring.start import design_params
     from prismpic.pdk.process import DEFAULT_PROCESS
 
     d = design_params("add_drop", {"width": 1.2, "sidewall_angle_deg": 80.0, "cladding": "air"})

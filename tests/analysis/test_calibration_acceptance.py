@@ -125,7 +125,7 @@ def nominal_indices() -> tuple[float, float]:
 def ng_reach() -> tuple[float, float]:
     """(down, up): the relative n_g change of the nominal ring with every geometry prior of the calibration at 3σ on
     the side that lowers (raises) n_g, summed over the priors (the dispersion model; first order in each)."""
-    from prismpic.analysis.calibration import ring_specs as cs
+    from prismpic.analysis.calibration.ring import specs as cs
     from prismpic.analysis.calibration.priors import ring_priors
 
     dp = cs.design_params("add_drop", {})

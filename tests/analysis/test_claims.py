@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from scipy import constants
 
-from prismpic.analysis import claims
-from prismpic.analysis.claim_texts import claim_text, seed_claims, seeds_md_claims
-from prismpic.analysis.claims import VERDICTS, ledger, seed_ids
-from prismpic.analysis.verdicts import TOLERANCES, tolerance_text
+from prismpic.analysis.ledger import claims
+from prismpic.analysis.ledger.claim_texts import claim_text, seed_claims, seeds_md_claims
+from prismpic.analysis.ledger.claims import VERDICTS, ledger, seed_ids
+from prismpic.analysis.ledger.verdicts import TOLERANCES, tolerance_text
 
 SEEDS_MD = Path(__file__).resolve().parents[3] / "shared" / "SEEDS.md"
 CHEAP = ["S1-01", "S1-07", "S1-08", "S1-09", "S1-16", "S1-17", "S1-18", "S1-19", "S2-01", "S2-02", "S2-03", "S2-04",

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from prismpic.analysis import channel_plan as cp
-from prismpic.analysis import crosstalk as xt
+from prismpic.analysis.system import channel_plan as cp
+from prismpic.analysis.system import crosstalk as xt
 from prismpic.circuits import bank_model as pb
 from prismpic.components import lineshapes, rings
 

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from prismpic.analysis.accelerator import PtuConfig, ptu_budget, resident_parameters
-from prismpic.analysis.energy import (
+from prismpic.analysis.system.accelerator import PtuConfig, ptu_budget, resident_parameters
+from prismpic.analysis.system.energy import (
     PrismEnergyParams,
     electronic_topk_latency_ns,
     gpu_full_scan_energy_j,
@@ -13,7 +13,7 @@ from prismpic.analysis.energy import (
     optical_transit_ps,
     prism_energy_per_query,
 )
-from prismpic.analysis.kv_capacity import (
+from prismpic.analysis.system.kv_capacity import (
     bits_in_flight,
     fiber_length_for_bytes,
     loop_delay_s,

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from prismpic.analysis import kv_data as kd
-from prismpic.analysis.attention_error import attention_error
+from prismpic.analysis.recall import kv_data as kd
+from prismpic.analysis.recall.attention_error import attention_error
 
 
 def _cache(seed=0, n_kv=2, n_heads=4):

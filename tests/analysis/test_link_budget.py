@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from prismpic.analysis.link_budget import (
+from prismpic.analysis.system.link_budget import (
     SEED_RECEIVED_DBM,
     modeled_link_budget,
     plot_waterfall,

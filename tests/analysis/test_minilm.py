@@ -6,7 +6,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from prismpic.analysis import minilm
+from prismpic.analysis.recall import minilm
 
 pytestmark = pytest.mark.skipif(not minilm.extra_installed(), reason="needs the kv extra (.ci/run installs it)")
 
@@ -44,8 +44,9 @@ def test_document_block_store_and_needle(cache):
 
 
 def test_real_data_recall_rows(cache):
-    from prismpic.analysis import kv_recall, recall_seed
-    from prismpic.analysis.recall import RecallConfig
+    from prismpic.analysis.recall import kv_recall
+    from prismpic.analysis.recall import seed_cases as recall_seed
+    from prismpic.analysis.recall.monte_carlo import RecallConfig
 
     nep_rel, _ = recall_seed.seed_nep_noise_rel()
     cases = recall_seed.seed_cases(nep_rel)
@@ -75,7 +76,7 @@ def test_dump_recipe_captures_the_same_arrays_and_round_trips(tmp_path):
 
     import torch
 
-    from prismpic.analysis import kv_data
+    from prismpic.analysis.recall import kv_data
 
     path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dump_kv_cache.py"
     spec = importlib.util.spec_from_file_location("dump_kv_cache", path)

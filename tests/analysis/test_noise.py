@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from prismpic.analysis import noise as nz
+from prismpic.analysis.system import noise as nz
 
 # Constants typed in from CODATA 2018 (exact SI values), independent of scipy.
 E = 1.602176634e-19

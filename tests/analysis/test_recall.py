@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from prismpic.analysis import recall as rc
-from prismpic.analysis import recall_seed
-from prismpic.analysis import signatures as sg
+from prismpic.analysis.recall import monte_carlo as rc
+from prismpic.analysis.recall import seed_cases as recall_seed
+from prismpic.analysis.recall import signatures as sg
 
 ALL = rc.PATHS
 # One drawn-signature setup for the statistical tests; every config below compiles all
@@ -208,7 +208,7 @@ def test_validation(build, match):
 SHARDING_SCRIPT = textwrap.dedent(
     """
     import jax, numpy as np
-    from prismpic.analysis import recall as rc
+    from prismpic.analysis.recall import monte_carlo as rc
     assert len(jax.devices()) == 2, jax.devices()
     cfg = rc.RecallConfig(n_blocks=64, d=8, k=4, n_trials=31, drift_sigma_nm=0.004, weight_bits=5,
                           fab_sigma_nm=0.002, trim_voltage_v=0.2, noise_rel=0.003, gain_sigma_db=0.1,

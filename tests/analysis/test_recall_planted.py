@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from scipy.stats import binom, norm
 
-from prismpic.analysis import impairments, planted, recall_seed
-from prismpic.analysis import recall as rc
-from prismpic.analysis import recall_kernel as kern
+from prismpic.analysis.recall import impairments
+from prismpic.analysis.recall import planted
+from prismpic.analysis.recall import seed_cases as recall_seed
+from prismpic.analysis.recall import monte_carlo as rc
+from prismpic.analysis.recall import kernel as kern
 
 N, D, K, G = 1024, 32, 8, 8
 
@@ -181,7 +183,7 @@ def test_results_do_not_depend_on_chunking():
 
 BANK_SHARDING_SCRIPT = """
 import jax, numpy as np
-from prismpic.analysis import recall as rc
+from prismpic.analysis.recall import monte_carlo as rc
 assert len(jax.devices()) == 2, jax.devices()
 r = np.random.default_rng(0)
 w = r.uniform(-1, 1, (96, 8)); x = r.uniform(-1, 1, (45, 8))

@@ -9,10 +9,10 @@ import re
 import numpy as np
 import pytest
 
-from prismpic.analysis import report_sections
-from prismpic.analysis.report_format import fmt, fmt_range, parse_unit, plain
-from prismpic.analysis.report_html import render_report
-from prismpic.analysis.report_plots import ring_spectrum_figure
+from prismpic.report import sections as report_sections
+from prismpic.report.formatting import fmt, fmt_range, parse_unit, plain
+from prismpic.report.html import render_report
+from prismpic.report.plots import ring_spectrum_figure
 
 MINUS = "\u2212"
 NBSP = "\u00a0"
@@ -165,7 +165,7 @@ def test_summary_counts_and_headline_figures():
 def test_render_draws_the_ridge_in_its_pdk_colour(tmp_path):
     from PIL import Image
 
-    from prismpic.analysis.layout_render import render_gds_png
+    from prismpic.report.layout_render import render_gds_png
     from prismpic.components.waveguides import straight
     from prismpic.fileio import write_gds_atomic
     from prismpic.pdk.layers import get_layer_views, write_lyp

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prismpic.analysis import report, report_sections
-from prismpic.analysis.report_format import fmt_range, parse_unit
+from prismpic.report import build as report
+from prismpic.report import sections as report_sections
+from prismpic.report.formatting import fmt_range, parse_unit
 
 NBSP, MINUS = "\u00a0", "\u2212"
 
@@ -137,7 +138,7 @@ def _radii_on_channels(channels_um, radius0: float = 20.0) -> np.ndarray:
 @pytest.fixture(scope="module")
 def two_channels():
     """The seed plan's centre channel (1550.8 nm on the S1-03 grid) and its neighbour, one ring on each."""
-    from prismpic.analysis.crosstalk import crosstalk_matrix
+    from prismpic.analysis.system.crosstalk import crosstalk_matrix
 
     ch = np.array([1.5492, 1.5508])
     return crosstalk_matrix(ch, _radii_on_channels(ch), bank=False)

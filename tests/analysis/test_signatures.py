@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from prismpic.analysis import signatures as sg
+from prismpic.analysis.recall import signatures as sg
 
 
 @pytest.fixture(scope="module")

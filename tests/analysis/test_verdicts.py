@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from scipy import constants
 
-from prismpic.analysis import claims, verdicts
-from prismpic.analysis.assumptions import assumption
-from prismpic.analysis.claims_s1_system import RETICLE_MM2, RINGS_S1_18, bitonic_topk_stages
-from prismpic.analysis.verdicts import TOLERANCES, Judge, Tolerance, judge
+from prismpic.analysis.ledger import claims
+from prismpic.analysis.ledger import verdicts
+from prismpic.analysis.ledger.assumptions import assumption
+from prismpic.analysis.ledger.claims_s1_system import RETICLE_MM2, RINGS_S1_18, bitonic_topk_stages
+from prismpic.analysis.ledger.verdicts import TOLERANCES, Judge, Tolerance, judge
 
 
 def test_tolerance_margins():
@@ -51,7 +52,7 @@ def test_whole_range_verdicts():
 def _seed_link_context():
     """A context with a stated link budget: +20 dBm, the coupler, and 37 dB of other stages, so that one bank's
     SNR crosses 25 dB inside the laser-share range (the solver's checks need no bank-model run)."""
-    from prismpic.analysis.link_budget import LinkBudget
+    from prismpic.analysis.system.link_budget import LinkBudget
 
     stages = [("fiber–chip edge coupler", 3.5), ("splitter tree, routing, ring bank, detector", 37.0)]
     return {"link_budget": LinkBudget(20.0, stages, 1e9, math.nan)}
@@ -104,7 +105,7 @@ def test_receiver_flip_is_the_closed_form_noise_density():
 def test_bank_laser_share_flip_is_the_closed_form():
     # S1-13 on the seed's stages with the nominal coupler: the share of +20 dBm at which the SNR is 25 dB,
     # from I² − s·B·2q·I − s·B·(4q·I_dark + i_n²) = 0, s = 10^2.5
-    from prismpic.analysis.claims_context import modeled_responsivity
+    from prismpic.analysis.ledger.claims_context import modeled_responsivity
 
     ctx = _seed_link_context()
     j = claims.judgements(ctx, ids=["S1-13"], max_flips=None)[0]

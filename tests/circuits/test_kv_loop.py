@@ -10,7 +10,7 @@ import pytest
 import sax
 
 import prismpic
-from prismpic.analysis.kv_capacity import C_M_PER_S, osnr_after_rounds_db
+from prismpic.analysis.system.kv_capacity import C_M_PER_S, osnr_after_rounds_db
 from prismpic.circuits.kv_loop import (
     DESIGN_WL,
     bit_errors_per_round,

@@ -11,8 +11,8 @@ import pytest
 import sax
 
 import prismpic
-from prismpic.analysis import noise
-from prismpic.analysis.ptu_readout import column_snr_db, ptu_readout_counts
+from prismpic.analysis.system import noise
+from prismpic.analysis.system.ptu_readout import column_snr_db, ptu_readout_counts
 from prismpic.circuits.ptu import ptu, ptu_netlist
 from prismpic.circuits.ptu_model import (
     coupler_lengths,

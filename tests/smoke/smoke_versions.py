@@ -99,7 +99,7 @@ def test_netlist_through_sax_matches_fast_model():
 def test_report_section_platform(tmp_path: Path):
     """The report's platform section: bulk LN indices at 1.55 µm as Zelmon et al. (JOSA B 14, 3319, 1997)
     tabulate them (n_e 2.1376, n_o 2.2111), and every guided n_eff between the oxide's 1.444 and n_o."""
-    from prismpic.analysis.report import SECTIONS, ReportContext
+    from prismpic.report.build import SECTIONS, ReportContext
 
     section = dict(SECTIONS)["platform"](ReportContext(params={}, workdir=tmp_path))
     assert abs(section["n_e_bulk"] - 2.1376) < 2e-4 and abs(section["n_o_bulk"] - 2.2111) < 2e-4, section

@@ -63,16 +63,16 @@ from prismpic.analysis.calibration.mzm import MzmCalibration, calibrate_mzm, cal
 from prismpic.analysis.calibration.pcm import PcmCalibration, calibrate_pcm, calibrate_pcm_csv
 from prismpic.analysis.calibration.priors import PRIOR_PARAMS, RADIUS_SIGMA_UM, Prior, ring_priors
 from prismpic.analysis.calibration.results import SCHEMA, FitParam, RingCalibration, load_params
-from prismpic.analysis.calibration.ring_figure import plot_ring_calibration
-from prismpic.analysis.calibration.ring_model import FIT_PARAMS, N_NODES, RING_ARGS, RING_BLOCK
-from prismpic.analysis.calibration.ring_physfit import ring_quantities
-from prismpic.analysis.calibration.ring_specs import SPEC_SIGMA, calibrate_ring_specs
-from prismpic.analysis.calibration.ring_spectrum import (
+from prismpic.analysis.calibration.ring.figure import plot_ring_calibration
+from prismpic.analysis.calibration.ring.model import FIT_PARAMS, N_NODES, RING_ARGS, RING_BLOCK
+from prismpic.analysis.calibration.ring.physfit import ring_quantities
+from prismpic.analysis.calibration.ring.specs import SPEC_SIGMA, calibrate_ring_specs
+from prismpic.analysis.calibration.ring.spectrum import (
     CHI2_MAX,
     calibrate_ring_csv,
     calibrate_ring_spectrum,
 )
-from prismpic.analysis.calibration.ring_start import NG_PLAUSIBLE, PULL_MAX, REFERENCE_NM
+from prismpic.analysis.calibration.ring.start import NG_PLAUSIBLE, PULL_MAX, REFERENCE_NM
 
 __all__ = [
     "CHI2_MAX",

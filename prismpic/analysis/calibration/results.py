@@ -45,7 +45,7 @@ from pathlib import Path
 
 import sax
 
-from prismpic.analysis.calibration.ring_figure import plot_ring_calibration
+from prismpic.analysis.calibration.ring.figure import plot_ring_calibration
 from prismpic.checks import check_choice
 from prismpic.components import rings
 from prismpic.fileio import jsonable, write_json_atomic

@@ -1,0 +1,2 @@
+"""The report, a consumer of every analysis: report.json (``build``), report.html (``sections``, ``html``,
+``templates/``), interactive and PNG figures (``plots``, ``layout_render``), number formatting."""
