@@ -7,8 +7,9 @@ constant n_g; not prismpic's model), through and drop ports, −5 dB coupling, 0
 2.2 FSR around 1550 nm sampled at ``--points``; n_g within ±0.15 % of the nominal 20 µm ring (so that the old
 code, which refuses rings its width cannot reach, fits them too) and Q_L 1e4–4e4. Rows:
 
-- ``before``: ``benchmarks/calibration_before.py`` (the package as of cffb125: scipy trust-region reflective
-  with a JAX Jacobian, one coupling regime after the other), ``calibrate_ring_csv(path, radius=20)``;
+- ``before``: the package as of commit cffb125 (scipy trust-region reflective with a JAX Jacobian, one coupling
+  regime after the other), ``calibrate_ring_csv(path, radius=20)``, in a child process on today's libraries
+  (``pinned_baseline.run_pinned``);
 - ``now``: ``prismpic.analysis.calibration.calibrate_ring_csv(path)`` (line shape by Levenberg–Marquardt in
   JAX over every point, both regimes in one batch, then the physics under the process priors).
 
@@ -18,15 +19,32 @@ Cold: the first spectrum (compilation included); warm: the median of the others.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from pinned_baseline import run_pinned
+
+BEFORE = "cffb125"
+# the same timing as ``timed`` below, in the child process on the old package
+BEFORE_SCRIPT = """
+import json, statistics, sys, time
+import prismpic
+from prismpic.analysis.calibration import calibrate_ring_csv
+times, ok = [], 0
+for p in sys.argv[1:]:
+    t0 = time.perf_counter()
+    try:
+        ok += getattr(calibrate_ring_csv(p, radius=20.0), 'status', 'fitted') == 'fitted'
+    except ValueError:
+        pass
+    times.append(time.perf_counter() - t0)
+warm = statistics.median(times[1:]) if len(times) > 1 else float('nan')
+print(json.dumps({'cold': times[0], 'warm': warm, 'fitted': ok, 'prismpic_file': prismpic.__file__}))
+"""
 
 
 def textbook_add_drop(wl_nm, ng, n0, k1sq, k2sq, a, radius=20.0, lam0_nm=1550.3):
@@ -78,26 +96,20 @@ def main() -> None:
     ap.add_argument("--spectra", type=int, default=4)
     ap.add_argument("--points", type=int, default=10000)
     args = ap.parse_args()
-    import prismpic  # noqa: F401  (float64)
     from prismpic.analysis import calibration as now
     from prismpic.components import ring_physics
-
-    spec = importlib.util.spec_from_file_location("calibration_before", Path(__file__).with_name("calibration_before.py"))
-    before = importlib.util.module_from_spec(spec)
-    sys.modules["calibration_before"] = before  # dataclasses look their module up
-    spec.loader.exec_module(before)
 
     ng0, n00 = float(ring_physics.ring_ng(1.55, 20.0)), float(ring_physics.ring_neff(1.55, 20.0))
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_spectra(Path(tmp), args.spectra, args.points, ng0, n00)
-        rows = {"before": timed(lambda p: before.calibrate_ring_csv(p, radius=20.0), paths),
-                "now": timed(now.calibrate_ring_csv, paths)}
+        old = run_pinned(BEFORE, BEFORE_SCRIPT, *map(str, paths))
+        nc, nw, res = timed(now.calibrate_ring_csv, paths)
+    ok = sum(not isinstance(r, Exception) and getattr(r, "status", "fitted") == "fitted" for r in res)
     print(f"{args.spectra} spectra of {args.points} points, add-drop, both ports")
     print(f"{'path':8s} {'cold (s)':>9s} {'warm (s)':>9s}  results")
-    for name, (cold, warm, res) in rows.items():
-        ok = sum(not isinstance(r, Exception) and getattr(r, "status", "fitted") == "fitted" for r in res)
-        print(f"{name:8s} {cold:9.2f} {warm:9.2f}  {ok}/{len(res)} fitted")
-    (bc, bw, _), (nc, nw, _) = rows["before"], rows["now"]
+    print(f"{'before':8s} {old['cold']:9.2f} {old['warm']:9.2f}  {old['fitted']}/{len(paths)} fitted")
+    print(f"{'now':8s} {nc:9.2f} {nw:9.2f}  {ok}/{len(res)} fitted")
+    bc, bw = old["cold"], old["warm"]
     print(f"ratio before/now: cold {bc / nc:.1f}x, warm {bw / nw:.1f}x")
 
 

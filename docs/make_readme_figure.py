@@ -24,10 +24,10 @@ def prototype_picture(folder: Path) -> tuple[np.ndarray, float, float]:
     """The prototype drawn to an RGB array, and its width and height (µm) as written to GDS."""
     from PIL import Image
 
-    from prismpic.report.layout_render import render_gds_png
     from prismpic.circuits.prototype import prototype
     from prismpic.fileio import write_gds_atomic
     from prismpic.pdk.layers import write_lyp
+    from prismpic.report.layout_render import render_gds_png
 
     c = prototype()
     gds = write_gds_atomic(c, folder / "prototype_8x8.gds", with_metadata=False)

@@ -17,10 +17,9 @@ from functools import cache, partial
 
 import gdsfactory as gf
 
-from prismpic.circuits.registry import circuits
+from prismpic.circuits.registry import circuits, models
 from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
 from prismpic.components.registry import devices
-from prismpic.components.touchstone import FILE_MODELS
 from prismpic.pdk.activation import platform_parts
 from prismpic.pdk.platforms import Platform, get_platform, preset_settings
 
@@ -34,20 +33,13 @@ def cells() -> dict:
     return found
 
 
-def models() -> dict:
-    """Every registered SAX model, by cell name: devices and circuits that have one."""
-    found = {name: d.model for name, d in devices().items()}
-    found.update({name: circ.model for name, circ in circuits().items() if circ.model is not None})
-    return found
-
-
 def platform_models(platform: str | Platform) -> dict:
     """Every model of ``build_pdk().models`` with the preset's stack values as its defaults (``functools.partial``),
     so ``sax.circuit(netlist, platform_models("tfln400"))`` simulates on that stack; a netlist's own settings
     still win. ``platform``: a name of ``prismpic.pdk.platforms.PLATFORMS`` or a ``Platform``."""
     preset = get_platform(platform)
     found = {}
-    for name, model in {**models(), **FILE_MODELS}.items():
+    for name, model in models().items():
         values = preset_settings(preset, model)
         found[name] = partial(model, **values) if values else model
     return found
@@ -55,9 +47,9 @@ def platform_models(platform: str | Platform) -> dict:
 
 @cache
 def build_pdk() -> gf.Pdk:
-    """The prismpic PDK, built once and not activated (``prismpic.PDK``); its models add the file models
-    (``touchstone``: S-parameters read from the file its settings name), which have no cell."""
-    return gf.Pdk(cells=cells(), models={**models(), **FILE_MODELS}, **platform_parts())
+    """The prismpic PDK, built once and not activated (``prismpic.PDK``), with every registered model
+    (``prismpic.circuits.registry.models``)."""
+    return gf.Pdk(cells=cells(), models=models(), **platform_parts())
 
 
 def get_pdk() -> gf.Pdk:

@@ -107,3 +107,55 @@ def test_physical_constants_come_from_scipy():
     typed = [f"{p.relative_to(ROOT)}:{i}" for p in _sources("prismpic") for i, line in
              enumerate(p.read_text().splitlines(), 1) if "299792458" in line.replace("_", "").replace(".", "")]
     assert not typed, "the speed of light typed by hand (use scipy.constants.c):\n" + "\n".join(typed)
+
+
+# The top package (prismpic/__init__.py) switches JAX to float64 and builds the full PDK; modules of the layers
+# below reach neither it nor the registry above them (its version string is metadata, not a layer).
+TOP_PACKAGE_NAMES_ALLOWED = ("__version__",)
+
+
+def test_layers_do_not_reach_the_top_package():
+    bad = []
+    for path in _sources("prismpic"):
+        module = _module_name(path)
+        if _layer(module) is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports the top package"
+                        for a in node.names if a.name == "prismpic"]
+            elif isinstance(node, ast.ImportFrom) and node.module == "prismpic" and not node.level:
+                bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports prismpic.{a.name}" for a in node.names
+                        if a.name not in TOP_PACKAGE_NAMES_ALLOWED and not (PACKAGE / f"{a.name}.py").exists()]
+    assert not bad, "modules of the layers reach the top package (float64 is on for any prismpic import):\n" + \
+        "\n".join(bad)
+
+
+def test_float64_is_switched_in_one_place():
+    switches = [f"{p.relative_to(ROOT)}:{i}" for p in _sources("prismpic") if p != PACKAGE / "__init__.py"
+                for i, line in enumerate(p.read_text().splitlines(), 1)
+                if "jax_enable_x64" in line or "JAX_ENABLE_X64" in line]
+    assert not switches, "float64 switched outside prismpic/__init__.py:\n" + "\n".join(switches)
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def _body_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Lines of a function's body, its signature and docstring left out."""
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return fn.end_lineno - body[0].lineno + 1 if body else 0
+
+
+def test_long_functions_say_why():
+    """A function body over MAX_FUNCTION_LINES lines says why in its docstring ("Long because ...")."""
+    bad = []
+    for path in _sources("prismpic"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES:
+                if "Long because" not in (ast.get_docstring(node) or ""):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({_body_lines(node)} lines)")
+    assert not bad, f"functions over {MAX_FUNCTION_LINES} lines without a reason:\n" + "\n".join(bad)

@@ -18,7 +18,6 @@ import numpy as np  # noqa: E402
 import prismpic  # noqa: E402, F401
 from prismpic.components.rings import critical_gap, ring_specs  # noqa: E402
 from prismpic.fileio import save_figure_atomic  # noqa: E402
-from prismpic.pdk import dispersion  # noqa: E402
 from prismpic.pdk.stack import SIDEWALL_ANGLE_DEG  # noqa: E402
 
 
@@ -54,9 +53,8 @@ def main(quick: bool = False, out_dir: Path | None = Path(".")) -> dict:
     ax_q.set_ylabel("loaded Q")
     ax_e.set_ylabel("through extinction (dB, capped at 60)")
     ax_e.set_xlabel("bus–ring gap (µm); shaded: seed S1-11 range")
-    interim = (dispersion.__doc__ or "").lstrip().startswith("INTERIM")
-    ax_q.set_title(f"ring R = 20 µm, X-cut ridge 1.4 × 0.6 µm, {SIDEWALL_ANGLE_DEG:g}° walls, λ ≈ 1.55 µm"
-                   + ("\n(INTERIM placeholder dispersion model)" if interim else ""), fontsize=10)
+    ax_q.set_title(f"ring R = 20 µm, X-cut ridge 1.4 × 0.6 µm, {SIDEWALL_ANGLE_DEG:g}° walls, λ ≈ 1.55 µm",
+                   fontsize=10)
     ax_q.legend(fontsize=8)
     ax_e.legend(fontsize=8)
     fig.tight_layout()

@@ -24,8 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import prismpic  # noqa: F401  (float64)
-from prismpic.analysis.system import channel_plan
 from prismpic.analysis.sweep import sweep
+from prismpic.analysis.system import channel_plan
 from prismpic.components import ring_physics, rings
 from prismpic.fileio import save_figure_atomic
 

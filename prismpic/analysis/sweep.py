@@ -40,7 +40,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import prismpic  # noqa: F401  (float64)
 from prismpic.fileio import save_figure_atomic, write_atomic
 
 QUANTITIES = ("power", "db", "phase", "real", "imag", "value")
@@ -291,10 +290,12 @@ class SweepResult:
 # ---------------------------------------------------------------------------- sweep
 def model_function(name: str) -> Callable:
     """The SAX model registered for cell ``name`` in the PDK."""
-    pdk = prismpic.get_pdk()
-    if name not in pdk.models:
-        raise ValueError(f"model = {name!r} is not a registered model; choose from {sorted(pdk.models)}")
-    return pdk.models[name]
+    from prismpic.circuits.registry import models
+
+    found = models()
+    if name not in found:
+        raise ValueError(f"model = {name!r} is not a registered model; choose from {sorted(found)}")
+    return found[name]
 
 
 def vectorize(fn: Callable, names: tuple[str, ...], *, wl=None, fixed: Mapping | None = None, output=None,

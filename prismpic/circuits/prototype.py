@@ -297,11 +297,11 @@ def prototype_currents_a(powers_w, voltages, *, wl=None, ge_length: float, metho
 def _netlist_circuit(items: tuple):
     import sax
 
-    import prismpic
+    from prismpic.circuits.registry import models as registered_models
 
     p = dict(items)
     comp = prototype(**p)
-    models = prismpic.get_pdk().models
+    models = registered_models()
     net, placements = flat_netlist(comp, models)
     # name the detector inputs by row (detectors sorted by y): thr{k} (PD o1), drop{k} (PD o2)
     dets = sorted((n for n, v in placements.items() if v[0] in ABSORBERS), key=lambda n: placements[n][2])

@@ -21,6 +21,17 @@ class Circuit:
     fast_model: Callable | None = None
 
 
+def models() -> dict[str, Callable]:
+    """Every registered SAX model, by cell name: devices and circuits that have one, and the file models
+    (``touchstone``: S-parameters read from the file its settings name), which have no cell."""
+    from prismpic.components.registry import devices
+    from prismpic.components.touchstone import FILE_MODELS
+
+    found = {name: d.model for name, d in devices().items()}
+    found.update({name: circ.model for name, circ in circuits().items() if circ.model is not None})
+    return {**found, **FILE_MODELS}
+
+
 def circuits() -> dict[str, Circuit]:
     """All registered circuits, by name."""
     found: dict[str, Circuit] = {}

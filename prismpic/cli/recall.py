@@ -164,8 +164,7 @@ def _config_changes(opts: dict, d: int | None) -> dict:
 
 def _synthetic(name, separation, blocks, d, k, trials, group, seed, nep_rel, with_seed, heatmaps, tick, power_uw,
                bandwidth_ghz, opts):
-    from prismpic.analysis.recall import impairments
-    from prismpic.analysis.recall import planted
+    from prismpic.analysis.recall import impairments, planted
     from prismpic.analysis.recall import study as recall_study
     from prismpic.analysis.recall.monte_carlo import PATHS, RecallConfig, simulate_recall
 
@@ -205,9 +204,7 @@ def _synthetic(name, separation, blocks, d, k, trials, group, seed, nep_rel, wit
 
 def _load_source(kv, text, block_size, windows, k, schemes, heads):
     """The KV cache of --kv or --minilm, checked against the options; (cache, metadata)."""
-    from prismpic.analysis.recall import kv_data
-    from prismpic.analysis.recall import minilm
-    from prismpic.analysis.recall import signatures
+    from prismpic.analysis.recall import kv_data, minilm, signatures
 
     if kv is not None:
         cache = kv_data.load_kv(kv, option="--kv")
@@ -239,10 +236,8 @@ def _load_source(kv, text, block_size, windows, k, schemes, heads):
 
 
 def _kv_data(cache, block_size, k, repeats, group, schemes, heads, seed, nep_rel, with_seed, tick, opts):
-    from prismpic.analysis.recall import kv_data
-    from prismpic.analysis.recall import kv_recall
+    from prismpic.analysis.recall import kv_data, kv_recall, signatures
     from prismpic.analysis.recall import study as recall_study
-    from prismpic.analysis.recall import signatures
     from prismpic.analysis.recall.monte_carlo import RecallConfig
 
     schemes = list(schemes or signatures.SCHEMES)

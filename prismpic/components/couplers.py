@@ -441,6 +441,23 @@ def directional_coupler_model(
     Φ from ``coupling_phase``; t is the propagation of one arm (S-bend, straight,
     S-bend: phase ∫k0 n_eff ds, propagation and bend loss). Through: o1→o4, o2→o3;
     cross: o1→o3, o2→o4. Unitary when ``loss_db_per_cm`` = 0.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        gap, length, dy, bend_length, width, cross_section: as the cell (µm; the cross-section a name).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
+
+    Example: a 3 dB coupler's length from the coupling phase, then its split (lossless):
+
+    >>> import numpy as np
+    >>> from prismpic.components.couplers import coupling_phase, directional_coupler_model
+    >>> phi0 = float(coupling_phase(1.55, length=0.0))  # the S-bends' share of Φ
+    >>> per_um = float(coupling_phase(1.55, length=1.0)) - phi0
+    >>> s = directional_coupler_model(1.55, length=(np.pi / 4 - phi0) / per_um, loss_db_per_cm=0.0)
+    >>> round(float(abs(s["o1", "o3"]) ** 2), 3), round(float(abs(s["o1", "o4"]) ** 2), 3)
+    (0.5, 0.5)
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)

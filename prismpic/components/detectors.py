@@ -210,8 +210,12 @@ def balanced_photodetector(
 
     Electrical: e1 (south pad, outer contact of the o1 detector), e2 (east pad, the shared
     middle contact: the difference current, see ``balanced_current_a``), e3 (north pad,
-    outer contact of the o2 detector). Args as ``photodetector``, plus ``pad_space`` (µm)
-    between the east pad and the others.
+    outer contact of the o2 detector).
+
+    Args:
+        ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
+            lead_length, width, cross_section: each detector's, as ``photodetector`` (µm; the cross-section a name).
+        pad_space: space between the east pad and the others (µm).
 
     .. code::
 
@@ -277,7 +281,14 @@ def photodetector_model(
     width: FloatLike | None,
     cross_section: str,
 ) -> sax.SDict:
-    """Optical model of ``photodetector``: the port absorbs, S = 0 (its current: ``photocurrent_a``)."""
+    """Optical model of ``photodetector``: the port absorbs, S = 0 (its current: ``photocurrent_a``).
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
+            lead_length, width, cross_section: the cell's geometry (µm; the cross-section a name), checked as the
+            cell checks it.
+    """
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)
@@ -303,7 +314,14 @@ def balanced_photodetector_model(
     width: FloatLike | None,
     cross_section: str,
 ) -> sax.SDict:
-    """Optical model of ``balanced_photodetector``: both ports absorb, S = 0 (current: ``balanced_current_a``)."""
+    """Optical model of ``balanced_photodetector``: both ports absorb, S = 0 (current: ``balanced_current_a``).
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
+            lead_length, pad_space, width, cross_section: the cell's geometry (µm; the cross-section a name),
+            checked as the cell checks it.
+    """
     width = ridge_width(cross_section, width)
     _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, contact_width, input_length, pad_size,
               width)

@@ -62,8 +62,26 @@ def _takes_cell_default(p: inspect.Parameter) -> bool:
     return p.default is CELL or (p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is _EMPTY)
 
 
+def port_diagram_text(cell: Callable) -> str:
+    """The cell's port diagram (the ``.. code::`` block of its docstring), as a docstring section for its model."""
+    doc = inspect.getdoc(inspect.unwrap(cell)) or ""
+    start = doc.find(".. code::")
+    if start < 0:
+        return ""
+    block = doc[start + len(".. code::"):].split("\n\n", 1)[1] if "\n\n" in doc[start:] else ""
+    lines = []
+    for line in block.splitlines():
+        if line and not line.startswith(" "):
+            break
+        lines.append(line)
+    art = "\n".join(f"    {line}" if line else "" for line in lines).rstrip()
+    name = getattr(inspect.unwrap(cell), "__name__", "cell")
+    return f"\n\n    Ports, as the cell ``{name}`` draws them::\n\n{art}\n"
+
+
 def model_of(cell: Callable) -> Callable[[Callable], Callable]:
-    """Decorator: give the function's marked arguments (see the module) the defaults of ``cell``.
+    """Decorator: give the function's marked arguments (see the module) the defaults of ``cell``; a model's
+    docstring (a function named ``*_model``) gains the cell's port diagram.
 
     Raises TypeError at decoration time when a marked argument is not an argument of the cell, or
     when the function restates a default the cell already holds.
@@ -104,6 +122,8 @@ def model_of(cell: Callable) -> Callable[[Callable], Callable]:
 
         wrapper.__signature__ = full
         wrapper.cell = cell
+        if fn.__name__.endswith("_model"):
+            wrapper.__doc__ = (fn.__doc__ or "").rstrip() + port_diagram_text(cell)
         return wrapper
 
     return decorate

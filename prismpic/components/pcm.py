@@ -390,7 +390,8 @@ def pcm_cell_model(
 
     Args:
         wl: wavelength (µm), 1.50–1.60 (range of the GSST data).
-        length … cross_section: the cell's geometry (heater parameters are layout only).
+        length, pcm_width, pcm_thickness, width, margin, heater_width, heater_overlap, lead_length,
+            cross_section: the cell's geometry (µm; heater parameters are layout only).
         crystalline_fraction: f ∈ [0, 1], 0 amorphous (transparent), 1 crystalline (absorbing).
         film_thickness, etch_depth: LN film (µm).
         loss_db_per_cm: ridge propagation loss (dB/cm).

@@ -179,10 +179,21 @@ def wdm_mux(
 ) -> gf.Component:
     """Ring WDM multiplexer: the demultiplexer used backwards (reciprocity).
 
-    Args: as ``wdm_demux``.
+    Args:
+        channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width: as
+            ``wdm_demux`` (µm; coverage a fraction).
 
     Ports: o{3+k} input of channel k, o1 the multiplexed output; o2 receives nothing from
     the channel inputs (it is the express input that passes to o1 between the channels).
+
+    .. code::
+
+              o{2+N}  ...     o4        o3       inputs, channel N−1 … 0
+                ║             ║         ║
+             ╔══╝ ▯        ╔══╝ ▯    ╔══╝ ▯      (▯ terminated add port)
+               (ch N−1)  …   (ch 1)    (ch 0)
+        o1 ════════════ ... ══════════════════ o2
+        output                                 express input
     """
     return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width)
 

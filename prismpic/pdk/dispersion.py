@@ -244,20 +244,22 @@ def _model():
         return _build_model()
 
 
-def _cladding_fits(meta: dict, arrays: dict, clad: str, bends_from: SimpleNamespace | None) -> SimpleNamespace:
-    """The interpolants of one cladding's table set; bends from ``bends_from`` where this set has none."""
+def _cladding_fits(meta: dict, arrays: dict, clad: str) -> SimpleNamespace:
+    """The interpolants of one cladding's table set."""
     prefix = f"{clad}_"
     t = SimpleNamespace(grids=_cladding_grids(meta, clad), arrays={k[len(prefix):]: v for k, v in arrays.items()
                                                                    if k.startswith(prefix)})
     pols = [(p, a) for p in ("te", "tm") for a in ("z", "y")]
-    has_bends = "bend_te_z_dneff" in t.arrays
+    if "bend_te_z_dneff" not in t.arrays:
+        raise ValueError(f"the dispersion tables hold no bend table for cladding {clad!r}: rebuild them "
+                         "(prismpic tables)")
     return SimpleNamespace(
         straight={k: _straight_fit(t, *k, "neff", True) for k in pols},
         tm2=_tm2_fits(meta, t),
         bend_pair=_bend_pair_fits(meta, t),
         area={k: _straight_fit(t, *k, "area", False) for k in pols},
         gamma=_straight_fit(t, "te", "z", "gamma", False),
-        bend={a: _bend_fits(t, a) for a in ("z", "y")} if has_bends else bends_from.bend,
+        bend={a: _bend_fits(t, a) for a in ("z", "y")},
         coupler=_coupler_fit(t),
     )
 
@@ -373,8 +375,6 @@ def _build_model():
     meta = json.loads(base.with_suffix(".json").read_text())
     with np.load(base.with_suffix(".npz")) as f:
         arrays = {k: f[k] for k in f.files}
-    if "claddings" not in meta:
-        meta, arrays = _as_one_wall(meta, arrays)
     claddings = tuple(meta["claddings"])
     if not set(claddings) <= set(CLADDINGS):
         raise ValueError(f"{base.with_suffix('.json')} holds claddings {claddings}; known: {CLADDINGS}")
@@ -386,26 +386,8 @@ def _build_model():
     )
 
 
-def _as_one_wall(meta: dict, arrays: dict) -> tuple[dict, dict]:
-    """Tables of one wall and cladding (vertical, SiO2: the format before the angle axis) in the current
-    layout: a one-node angle axis at 90° and the "sio2" prefix, so the model's domain says what they cover."""
-    meta = json.loads(json.dumps(meta))
-    wall = float(meta.get("solver", {}).get("sidewall_angle_deg", 90.0))
-    clad = meta.get("solver", {}).get("cladding", "sio2")
-    for g in meta["grids"].values():
-        g["angle"] = [wall, wall, 1]
-    meta["claddings"] = [clad]
-    out = {}
-    for k, v in arrays.items():  # the angle axis goes last, before the radius axis of the bend tables
-        out[f"{clad}_{k}"] = v[..., None, :] if k.startswith("bend") else v[..., None]
-    return meta, out
-
-
 def _all_claddings(meta, arrays, claddings) -> dict:
-    # bends are tabulated for meta["bend_claddings"]; a cladding without its own takes the first one's
-    bend_clad = meta.get("bend_claddings", claddings)[0]
-    base = _cladding_fits(meta, arrays, bend_clad, None)
-    return {c: base if c == bend_clad else _cladding_fits(meta, arrays, c, base) for c in claddings}
+    return {c: _cladding_fits(meta, arrays, c) for c in claddings}
 
 
 def domain() -> dict:

@@ -188,6 +188,9 @@ def solve_modes(
 
     Returns:
         list of ``Mode``.
+
+    Long because the steps (grid, PML stretching, permittivity tensor on the Yee cells, operator assembly,
+    shift-invert eigen-solve, filtering of radiation and PML modes) share the grid arrays; each is marked.
     """
     _validate(wl, radius)
     ridge = Ridge(width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis, gap, decouple_tm)

@@ -321,6 +321,9 @@ def build_tables(
 
     Returns:
         the metadata dict written to the json file.
+
+    Long because it gathers every block's solves (straight TE and TM per cladding, bends, couplers, TM pairs)
+    into one npz/json pair written at once; each block's section is marked.
     """
     # one BLAS thread per solver process: OpenBLAS threads spin and stall sparse LU when
     # the cores are shared (set before the workers import NumPy)
@@ -485,7 +488,7 @@ def build_tables(
 
     import scipy
 
-    import prismpic
+    from prismpic import __version__
     from prismpic.fileio import write_atomic
     from prismpic.pdk import modesolver as ms
 
@@ -526,7 +529,7 @@ def build_tables(
         "workers": workers,
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "versions": {
-            "prismpic": prismpic.__version__,
+            "prismpic": __version__,
             "numpy": np.__version__,
             "scipy": scipy.__version__,
             "python": platform.python_version(),

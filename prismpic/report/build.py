@@ -293,10 +293,10 @@ def _energy(ctx: ReportContext) -> dict:
 def _layout(ctx: ReportContext) -> dict:
     """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result, the PDK's KLayout layer
     properties and a PNG of the GDS drawn with them."""
-    from prismpic.report.layout_render import render_gds_png
     from prismpic.circuits.prototype import prototype
     from prismpic.pdk import drc
     from prismpic.pdk.layers import write_lyp
+    from prismpic.report.layout_render import render_gds_png
 
     c = prototype()
     name, lyp, png = "prototype_8x8.gds", "prismpic.lyp", "prototype_8x8.png"
@@ -318,11 +318,12 @@ def _layout(ctx: ReportContext) -> dict:
 
 
 def _claims(ctx: ReportContext) -> list:
-    from prismpic.analysis.ledger.claims import ledger
+    from prismpic.analysis.ledger.claims import judgements
     from prismpic.analysis.ledger.verdicts import tornado_figure
 
-    entries = ledger(ctx.results)
-    if tornado_figure(entries, ctx.workdir / "tornado.png"):  # None when no entry depends on its assumptions
+    judged = judgements(ctx.results)
+    entries = [j.entry for j in judged]
+    if tornado_figure(judged, ctx.workdir / "tornado.png"):  # None when no entry depends on its assumptions
         ctx.figures["tornado.png"] = ("The most influential assumptions of the entries whose verdict depends on "
                                       "them: the modeled value over each assumption's range, the others nominal")
     return [e.to_dict() for e in entries]

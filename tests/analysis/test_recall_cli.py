@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from prismpic.analysis.recall import kv_data
-from prismpic.analysis.recall import minilm
+from prismpic.analysis.recall import kv_data, minilm
 from prismpic.cli import app
 
 runner = CliRunner()

@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom, norm
 
-from prismpic.analysis.recall import impairments
-from prismpic.analysis.recall import planted
-from prismpic.analysis.recall import seed_cases as recall_seed
-from prismpic.analysis.recall import monte_carlo as rc
+from prismpic.analysis.recall import impairments, planted
 from prismpic.analysis.recall import kernel as kern
+from prismpic.analysis.recall import monte_carlo as rc
+from prismpic.analysis.recall import seed_cases as recall_seed
 
 N, D, K, G = 1024, 32, 8, 8
 

@@ -165,10 +165,10 @@ def test_summary_counts_and_headline_figures():
 def test_render_draws_the_ridge_in_its_pdk_colour(tmp_path):
     from PIL import Image
 
-    from prismpic.report.layout_render import render_gds_png
     from prismpic.components.waveguides import straight
     from prismpic.fileio import write_gds_atomic
     from prismpic.pdk.layers import get_layer_views, write_lyp
+    from prismpic.report.layout_render import render_gds_png
 
     gds = write_gds_atomic(straight(length=50.0), tmp_path / "s.gds", with_metadata=False)
     lyp = write_lyp(tmp_path / "p.lyp")

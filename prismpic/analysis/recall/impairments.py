@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from prismpic.analysis.system import noise
 from prismpic.analysis.recall.monte_carlo import PATHS, RecallConfig, simulate_recall
+from prismpic.analysis.system import noise
 from prismpic.checks import check_range
 from prismpic.fileio import save_figure_atomic
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from prismpic.analysis.recall import planted
-from prismpic.analysis.recall import signatures
+from prismpic.analysis.recall import planted, signatures
 from prismpic.analysis.recall.attention_error import attention_error
 from prismpic.analysis.recall.kv_data import KVCache, block_store
 from prismpic.analysis.recall.monte_carlo import PATHS, RecallConfig, adjacent_crosstalk, exact_topk, simulate_recall

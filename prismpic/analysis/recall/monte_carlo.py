@@ -56,9 +56,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-import prismpic  # noqa: F401  (float64)
-from prismpic.analysis.recall import counter_rng
-from prismpic.analysis.recall import planted
+from prismpic.analysis.recall import counter_rng, planted
 from prismpic.analysis.recall import kernel as kern
 from prismpic.checks import check_nonnegative, check_positive, check_range
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from prismpic.analysis.recall import impairments
-from prismpic.analysis.system import noise
-from prismpic.analysis.recall import signatures
+from prismpic.analysis.recall import impairments, signatures
 from prismpic.analysis.recall.monte_carlo import PATHS, RecallConfig, RecallResult, simulate_recall
+from prismpic.analysis.system import noise
 from prismpic.fileio import save_figure_atomic
 
 
