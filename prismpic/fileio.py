@@ -457,7 +457,12 @@ def atomic_dir(path, what: str = "out") -> Iterator[Path]:
         raise _write_error(path, what, e) from None
     try:
         try:
-            yield work
+            try:
+                yield work
+            except OSError as e:
+                if not _concerns(e, work):  # e.g. a data file the body reads: not the output's fault
+                    raise OSErrorElsewhere(e) from e
+                raise
             _write_marker(work)
             os.chmod(work, created_mode(folder=True))
             with temporaries.SWAP_LOCK:
@@ -465,11 +470,34 @@ def atomic_dir(path, what: str = "out") -> Iterator[Path]:
                 _swap_in(work, path, what)
         except OutputError:
             raise
+        except OSErrorElsewhere as e:
+            raise e.error from e.error.__cause__
         except OSError as e:
             raise _write_error(path, what, e) from e
     except BaseException:
         _discard(work)
         raise
+
+
+class OSErrorElsewhere(Exception):
+    """An OSError raised inside ``atomic_dir``'s body about a file outside the output (passed on unchanged)."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _concerns(error: OSError, work: Path) -> bool:
+    """Whether an OSError is about the output being written: a file in ``work``, or no file named (a full disk
+    while writing an open file)."""
+    names = [n for n in (error.filename, error.filename2) if n is not None]
+    if not names:
+        return True
+    for name in names:
+        real = Path(os.path.realpath(os.fsdecode(name)))
+        if real == work or work in real.parents:
+            return True
+    return False
 
 
 def _swap_in(work: Path, path: Path, what: str) -> None:

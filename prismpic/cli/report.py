@@ -23,13 +23,17 @@ from prismpic.cli.common import (
 def report(
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("prismpic-report"),
     params: Annotated[Path | None, typer.Option("--params", help="JSON parameter file (e.g. from calibrate)")] = None,
+    sections: Annotated[str | None, typer.Option(
+        "--sections", help="comma-separated sections to run (platform, devices, ring, crosstalk, link_budget, noise, "
+                           "recall, energy, layout, claims; those they need are added); default all")] = None,
 ):
     """Run every analysis and write report.html (open it in a browser), report.json, figures and the prototype's
     GDS into OUT."""
     import time
 
-    from prismpic.report.build import REPORT_BYTES, write_report
+    from prismpic.report.build import REPORT_BYTES, selected_sections, write_report
 
+    chosen = None if sections is None else selected_sections([s.strip() for s in sections.split(",") if s.strip()])
     check_out_dir(out, need_bytes=REPORT_BYTES)
     check_out_clear_of_inputs(out, [params])
     p = load_params(params)
@@ -40,8 +44,10 @@ def report(
         def step(name, done, total):
             prog.update(task, description=f"report: {name}", completed=done, total=total)
 
-        rep = write_report(out, params=p, progress=step)
+        rep = write_report(out, params=p, progress=step, sections=chosen)
     size_mb = (out / "report.html").stat().st_size / 1e6
-    say(f"wrote {out}/report.html ({size_mb:.1f} MB), report.json, {len(rep.get('figures', {}))} figures and "
-        f"{rep.get('layout', {}).get('gds', 'the layout')} in {time.perf_counter() - t0:.0f} s")
-
+    gds = rep.get("layout", {}).get("gds")
+    left_out = rep.get("sections_left_out") or []
+    say(f"wrote {out}/report.html ({size_mb:.1f} MB), report.json, {len(rep.get('figures', {}))} figures"
+        + (f" and {gds}" if gds else "") + f" in {time.perf_counter() - t0:.0f} s"
+        + (f" (sections left out: {', '.join(left_out)})" if left_out else ""))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -343,21 +343,48 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
 ]
 
 
+# sections whose results a later one reads (``ctx.results``): asking for the later one runs them too
+NEEDS: dict[str, tuple[str, ...]] = {"noise": ("link_budget",), "recall": ("ring",)}
+
+
+def selected_sections(names: Sequence[str] | None = None) -> list[str]:
+    """The sections to run, in report order: ``names`` and the sections they need (``NEEDS``); None is all.
+
+    Raises:
+        ValueError: a name that is not a section (the message lists the sections).
+    """
+    order = [name for name, _ in SECTIONS]
+    if names is None:
+        return order
+    if not names:
+        raise ValueError(f"sections = [] names no section; choose from {', '.join(order)}")
+    wanted = set()
+    for name in names:
+        if name not in order:
+            raise ValueError(f"sections: {name!r} is not a report section; choose from {', '.join(order)}")
+        wanted |= {name, *NEEDS.get(name, ())}
+    return [name for name in order if name in wanted]
+
+
 def write_report(
     out_dir: str | Path = "prismpic-report",
     params: dict | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    sections: Sequence[str] | None = None,
 ) -> dict:
-    """Run every section and write report.json, report.html and the PNGs into ``out_dir``.
+    """Run the sections and write report.json, report.html and the PNGs into ``out_dir``.
 
     Args:
         out_dir: output folder; replaced atomically once the report is complete.
         params: user parameters (e.g. a calibrated ring from ``prismpic calibrate``).
         progress: optional callback(section_name, done, total).
+        sections: names of the sections to run (``SECTIONS``; the ones they need are added, ``NEEDS``);
+            None runs all. The page shows the sections run and says which were left out.
 
     Returns:
         The report as a dict (what report.json holds).
     """
+    run = selected_sections(sections)
     out_dir = check_output_dir(out_dir, "out", need_bytes=REPORT_BYTES)  # before any section runs
     from prismpic.analysis.ledger.assumptions import assumption
     from prismpic.analysis.ledger.claim_texts import seed_claims
@@ -366,15 +393,17 @@ def write_report(
 
     with atomic_dir(out_dir) as work:
         ctx = ReportContext(params=params or {}, workdir=work)
-        report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {}}
-        for i, (name, section) in enumerate(SECTIONS):
+        report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {},
+                        "sections_left_out": [name for name, _ in SECTIONS if name not in run]}
+        chosen = [(name, section) for name, section in SECTIONS if name in run]
+        for i, (name, section) in enumerate(chosen):
             if progress:
-                progress(name, i, len(SECTIONS))
+                progress(name, i, len(chosen))
             t0 = time.perf_counter()
             report[name] = section(ctx)
             report["timings_s"][name] = round(time.perf_counter() - t0, 3)
         if progress:
-            progress("writing", len(SECTIONS), len(SECTIONS))
+            progress("writing", len(chosen), len(chosen))
         report = jsonable(report)
         report["figures"] = dict(ctx.figures)
         write_text_atomic(work / "report.json", json.dumps(report, indent=1))

@@ -6,7 +6,7 @@ import sax
 import prismpic
 from prismpic.components.registry import devices
 from prismpic.pdk import drc
-from prismpic.testing import check_cell_matches_model, check_gradient, check_model
+from prismpic.testing import check_cell_matches_model, check_gradients, check_model
 
 DEVICES = devices()
 CASES = [(name, i) for name, d in DEVICES.items() for i in range(len(d.extremes) + 1)]
@@ -34,7 +34,7 @@ def test_model_gradients(name):
     values = dev.grad_params if isinstance(dev.grad_params, dict) else {p: defaults[p] for p in dev.grad_params}
     for p, value in values.items():
         assert isinstance(value, float | int), f"{name}.{p} needs a numeric default for the gradient check"
-        check_gradient(dev.model, p, float(value))
+    check_gradients(dev.model, {p: float(v) for p, v in values.items()})
 
 
 @pytest.mark.parametrize("name, i", [c for c in CASES if DEVICES[c[0]].cell is not None], ids=lambda x: str(x))

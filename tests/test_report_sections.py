@@ -1,0 +1,69 @@
+"""``prismpic report --sections``: only the sections asked for (and those they need) run; a wrong name is one
+line and exit code 2 with nothing written. And an error inside a report about a file outside its output folder is
+passed on as itself, never reported as the output folder's fault."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from prismpic.cli import app
+from prismpic.fileio import OutputError, atomic_dir
+from prismpic.report.build import NEEDS, SECTIONS, selected_sections
+
+ALL = [name for name, _ in SECTIONS]
+
+
+def test_a_section_brings_the_sections_it_needs_in_report_order():
+    assert selected_sections(None) == ALL
+    assert selected_sections(["noise"]) == ["link_budget", "noise"]
+    assert selected_sections(["recall", "platform"]) == ["platform", "ring", "recall"]
+    for name, needs in NEEDS.items():  # every dependency is a section that runs before its user
+        assert all(ALL.index(n) < ALL.index(name) for n in needs)
+
+
+@pytest.mark.parametrize("names", [["nois"], []])
+def test_a_wrong_section_name_is_refused_with_the_choices(names):
+    with pytest.raises(ValueError, match="choose from platform, devices, ring"):
+        selected_sections(names)
+
+
+def test_cli_runs_only_the_sections_asked_for(tmp_path):
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(app, ["report", "--sections", "platform", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rep = json.loads((out / "report.json").read_text())
+    assert "platform" in rep and not set(ALL[1:]) & set(rep)
+    assert rep["sections_left_out"] == ALL[1:]
+    assert "sections left out: devices" in res.output
+    assert (out / "report.html").stat().st_size > 0
+
+
+def test_cli_wrong_section_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(app, ["report", "--sections", "platform,nois", "--out", str(out)])
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0 and "'nois' is not a report section" in res.output
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_input_inside_the_body_is_not_the_outputs_fault(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.txt").write_text("kept")  # a user's file: the folder must not be replaced
+    missing = tmp_path / "elsewhere" / "table.json"
+    with pytest.raises(FileNotFoundError) as info:
+        with atomic_dir(tmp_path / "fresh") as work:
+            (work / "part.txt").write_text("half")
+            missing.read_text()
+    assert not isinstance(info.value, OutputError) and str(missing) in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary left, nothing else written
+    assert (out / "old.txt").read_text() == "kept"
+
+
+def test_a_failure_writing_the_output_still_names_the_output(tmp_path):
+    with pytest.raises(OutputError, match="out = .*fresh.*cannot write"):
+        with atomic_dir(tmp_path / "fresh") as work:
+            (work / "no-such-sub" / "x.txt").write_text("x")  # FileNotFoundError about a path in the output
