@@ -53,8 +53,8 @@ from prismpic.circuits.splitter_tree import splitter_tree, splitter_tree_fast
 from prismpic.circuits.weight_programming import (
     PROGRAM_TOL,
     check_programmed,
-    detected_weight_fn,
     reachable_gain,
+    weight_data,
     weight_solver,
 )
 from prismpic.components import ring_physics
@@ -374,10 +374,8 @@ def _programmer(items: tuple, phys_items: tuple, iterations: int):
         return (ring_columns(ch, r, **ring), spacer_transmissions(ch, p["ring_spacing"], ring, r),
                 jnp.abs(t_drop) ** 2, jnp.abs(t_thr) ** 2)
 
-    cols, spacer, eta_d, eta_t = columns()
-    raw = detected_weight_fn(cols, spacer, eta_d, eta_t)
-    raw_batch = jax.jit(jax.vmap(raw))
-    return raw_batch, weight_solver(raw, cols, iterations)
+    data = weight_data(*columns())
+    return data, weight_solver(data, iterations)
 
 
 def prototype_program(weights, *, gain: float | None = None, iterations: int = 30,
@@ -400,8 +398,8 @@ def prototype_program(weights, *, gain: float | None = None, iterations: int = 3
     if w.shape != (p["n_rows"], p["d"]):
         raise ValueError(f"weights has shape {w.shape}; expected (n_rows, d) = ({p['n_rows']}, {p['d']})")
     check_range("weights", w, -1.0, 1.0)
-    raw_batch, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
-    g = reachable_gain(raw_batch, p["d"]) if gain is None else gain
+    data, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
+    g = reachable_gain(data) if gain is None else gain
     volts, errors = solve(w, g, PROGRAM_TOL if tol is None else tol)
     return volts, g, check_programmed(errors, g, tol, prototype_channels_um(**layout))
 

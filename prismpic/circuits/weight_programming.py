@@ -17,6 +17,9 @@ a ValueError naming the row and the ring when a row still cannot be reached.
 
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -41,29 +44,45 @@ MAX_STEP_FRACTION = 0.2  # largest voltage step per iteration, as a fraction of 
 PROGRAM_TOL = 1e-6
 
 
-def detected_weight_fn(cols, spacers, eta_drop=1.0, eta_thr=1.0):
-    """raw(v) (W,) = η_d|D|² − η_t|T|² of one channel at ΔT = 0, for its ring voltages v (V, (d,)).
+class WeightData(NamedTuple):
+    """What one channel's detected weights depend on besides its ring voltages (a pytree: the jitted solver
+    takes it as an argument, so one compilation serves every bank or row of the same shape).
 
-    ``cols`` and ``spacers`` from ``ring_columns`` and ``spacer_transmissions`` at the channel
-    wavelengths; ``eta_drop``/``eta_thr`` the power transmissions (scalar or (W,)) from the
-    channel's ends to the detectors (1: the channel's own ends).
+    ``cols`` and ``spacers`` from ``ring_columns`` and ``spacer_transmissions`` at the channel wavelengths;
+    ``eta_drop``/``eta_thr`` the power transmissions (scalar or (W,)) from the channel's ends to the detectors
+    (1: the channel's own ends).
     """
-    zeros_t = jnp.zeros(jnp.shape(cols["theta0"])[0])
 
-    def raw(v):
-        d, t = fields_from_columns(cols, spacers, v, zeros_t)
-        return eta_drop * jnp.abs(d) ** 2 - eta_thr * jnp.abs(t) ** 2
-
-    return raw
+    cols: dict
+    spacers: tuple
+    eta_drop: jax.Array
+    eta_thr: jax.Array
 
 
-def reachable_gain(raw_batch, d: int, max_voltage_v: float = RULES.max_electrode_voltage_v) -> float:
+def weight_data(cols, spacers, eta_drop=1.0, eta_thr=1.0) -> WeightData:
+    """``WeightData`` with the efficiencies as float arrays."""
+    return WeightData(cols, tuple(spacers), jnp.asarray(eta_drop, dtype=float), jnp.asarray(eta_thr, dtype=float))
+
+
+def detected_weights(data: WeightData, v):
+    """raw(v) (W,) = η_d|D|² − η_t|T|² of one channel at ΔT = 0, for its ring voltages v (V, (d,))."""
+    d, t = fields_from_columns(data.cols, data.spacers, v, jnp.zeros(jnp.shape(data.cols["theta0"])[0]))
+    return data.eta_drop * jnp.abs(d) ** 2 - data.eta_thr * jnp.abs(t) ** 2
+
+
+@jax.jit
+def detected_weights_batch(data: WeightData, volts):
+    """``detected_weights`` of each row of ``volts`` (V, (N, d)): (N, W)."""
+    return jax.vmap(lambda v: detected_weights(data, v))(volts)
+
+
+def reachable_gain(data: WeightData, max_voltage_v: float = RULES.max_electrode_voltage_v) -> float:
     """Common weight scale g: raw weights span [−g, g] with |V| ≤ ``max_voltage_v`` (V) on every ring.
 
-    g = min over channels of (raw weight at 0 V, −raw weight at ``max_voltage_v``);
-    ``raw_batch`` maps voltages (2, d) to raw weights (2, d).
+    g = min over channels of (raw weight at 0 V, −raw weight at ``max_voltage_v``).
     """
-    both = np.asarray(raw_batch(jnp.stack([jnp.zeros(d), jnp.full(d, max_voltage_v)])))
+    d = jnp.shape(data.cols["theta0"])[0]
+    both = np.asarray(detected_weights_batch(data, jnp.stack([jnp.zeros(d), jnp.full(d, max_voltage_v)])))
     g = float(min(both[0].min(), (-both[1]).min()))
     if not g > 0:  # a ring reads ≤ 0 on resonance (0 V), or ≥ 0 fully detuned (V_max)
         j0, j1 = int(np.argmin(both[0])), int(np.argmax(both[1]))
@@ -138,25 +157,38 @@ def sign_search_step(raw, cols, targets, gain, iterations: int, signs):
     return jax.vmap(row)(targets, signs, start)
 
 
-def weight_solver(raw, cols, iterations: int):
+@functools.partial(jax.jit, static_argnames="iterations")
+def _first_voltages(data: WeightData, targets, gain, iterations: int):
+    return programmed_voltages(lambda v: detected_weights(data, v), data.cols, targets, gain, iterations)
+
+
+@functools.partial(jax.jit, static_argnames="iterations")
+def _sign_search(data: WeightData, targets, gain, signs, iterations: int):
+    return sign_search_step(lambda v: detected_weights(data, v), data.cols, targets, gain, iterations, signs)
+
+
+def weight_solver(data: WeightData, iterations: int):
     """``solve(targets (N, d), gain, tol=PROGRAM_TOL) -> (voltages (N, d), errors (N, d))``, errors = raw − gain·targets:
     Levenberg–Marquardt from the Lorentzian start, then, while a row's largest |error| exceeds tol·gain, rounds of
-    ``sign_search_step`` (at most d, stopping when no row improves). Jitted once per solver (keep it to reuse)."""
-    first = jax.jit(lambda t, g: programmed_voltages(raw, cols, t, g, iterations))
-    step = jax.jit(lambda t, g, s: sign_search_step(raw, cols, t, g, iterations, s))
-    errors = jax.jit(lambda v, t, g: jax.vmap(raw)(v) - g * t)
+    ``sign_search_step`` (at most d, stopping when no row improves). The steps are jitted once per shape of
+    ``data`` and ``targets`` (module-level functions taking the data as an argument), so every bank, row or call of
+    the same size reuses the compiled code."""
+
+    def errors(volts, t, gain):
+        return np.asarray(detected_weights_batch(data, volts) - gain * t)
 
     def solve(targets, gain, tol: float = PROGRAM_TOL):
         t = jnp.asarray(targets, dtype=float)
-        volts = first(t, gain)
-        err = np.asarray(errors(volts, t, gain))
+        g = jnp.asarray(gain, dtype=float)
+        volts = _first_voltages(data, t, g, iterations)
+        err = errors(volts, t, g)
         signs = jnp.ones_like(t)
         for _ in range(t.shape[-1]):
             worst = np.max(np.abs(err), axis=-1)
             if worst.max() <= tol * abs(gain):
                 break
-            signs, new, _ = step(t, gain, signs)
-            new_err = np.asarray(errors(new, t, gain))
+            signs, new, _ = _sign_search(data, t, g, signs, iterations)
+            new_err = errors(new, t, g)
             if not np.any(np.max(np.abs(new_err), axis=-1) < worst * (1 - 1e-9)):
                 break
             volts, err = new, new_err
@@ -182,10 +214,10 @@ def check_programmed(errors, gain: float, tol: float | None = PROGRAM_TOL, chann
     return residual
 
 
-def _bank_weight_fn(channels_um, radii, ring_spacing, ring):
-    """(raw, cols) of one bank channel: |D|² − |T|² at the channel wavelengths, and its ring columns."""
-    cols = ring_columns(channels_um, radii, **ring)
-    return detected_weight_fn(cols, spacer_transmissions(channels_um, ring_spacing, ring, radii)), cols
+def _bank_weight_data(channels_um, radii, ring_spacing, ring) -> WeightData:
+    """``WeightData`` of one bank channel (the detectors at the channel's own ends)."""
+    return weight_data(ring_columns(channels_um, radii, **ring), spacer_transmissions(channels_um, ring_spacing, ring,
+                                                                                       radii))
 
 
 def weight_gain(channels_um, radii, max_voltage_v: float = RULES.max_electrode_voltage_v,
@@ -195,8 +227,8 @@ def weight_gain(channels_um, radii, max_voltage_v: float = RULES.max_electrode_v
     g = min over channels of (raw weight at 0 V, −raw weight at ``max_voltage_v``), so that
     target weights in [−1, 1] map to raw = g·w inside what every ring can reach.
     """
-    raw, _ = _bank_weight_fn(jnp.asarray(channels_um, dtype=float), jnp.asarray(radii, dtype=float), ring_spacing, ring)
-    return reachable_gain(jax.jit(jax.vmap(raw)), len(radii), max_voltage_v)
+    data = _bank_weight_data(jnp.asarray(channels_um, dtype=float), jnp.asarray(radii, dtype=float), ring_spacing, ring)
+    return reachable_gain(data, max_voltage_v)
 
 
 def program_weights(targets, channels_um, radii, *, gain: float | None = None, iterations: int = 20,
@@ -220,6 +252,6 @@ def program_weights(targets, channels_um, radii, *, gain: float | None = None, i
         raise ValueError(f"targets has shape {targets.shape}, radii {radii.shape}, channels {channels_um.shape}: "
                          "the last axes must all equal d")
     g = weight_gain(channels_um, radii, ring_spacing=ring_spacing, **ring) if gain is None else gain
-    raw, cols = _bank_weight_fn(channels_um, radii, ring_spacing, ring)
-    volts, errors = weight_solver(raw, cols, iterations)(targets, g, PROGRAM_TOL if tol is None else tol)
+    data = _bank_weight_data(channels_um, radii, ring_spacing, ring)
+    volts, errors = weight_solver(data, iterations)(targets, g, PROGRAM_TOL if tol is None else tol)
     return volts, check_programmed(errors, g, tol, channels_um)
