@@ -108,8 +108,8 @@ def _device_params():
 DEVICE_PARAMS = _device_params()
 # model parameters with a finite physical range, refused beyond it (finite values accepted once gave a finite S,
 # an OverflowError or NaN): (device, parameter) -> (lo, hi)
-BOUNDED = {("mzm", "bias_phase_rad"): (-4 * math.pi, 4 * math.pi), ("eam", "v_half_v"): (0.01, 100.0),
-           ("eam", "absorption_change_db_per_um"): (0.0, 10.0), ("y_splitter", "output_separation"): (1.6, 20001.6),
+BOUNDED = {("mzm", "bias_phase_rad"): (-4 * math.pi, 4 * math.pi), ("eam", "absorber_confinement"): (0.0, 1.0),
+           ("eam", "bandgap_wavelength_um"): (1.2, 1.7), ("soa", "current_density_ka_per_cm2"): (0.0, 20.0), ("y_splitter", "output_separation"): (1.6, 20001.6),
            ("directional_coupler", "dy"): (1.7, 20001.7)}
 
 

@@ -1,9 +1,11 @@
 """Electro-absorption modulator: a heterogeneously integrated III-V block on the LN ridge; cell and model.
 
-TFLN has no electro-absorption of its own: the EAM is a III-V (QCSE/Franz–Keldysh)
-section bonded over the ridge, with tapers that move the light into the III-V and back.
-The model is phenomenological (``eam_absorption_db``) with an RC-limited bandwidth
-(``eam_bandwidth_ghz``). Figures marked † are typical literature values, recalled.
+TFLN has no electro-absorption of its own: the EAM is a bulk InGaAsP p-i-n layer bonded over the ridge,
+with tapers that move the light into the III-V and back. Its absorption and index change under reverse
+bias follow the Franz–Keldysh effect of that layer (``electroabsorption``: the material, its band gap and
+the field across the intrinsic layer), so the extinction, its wavelength dependence and the chirp (Henry
+α) are outputs; the bandwidth is RC-limited (``eam_bandwidth_ghz``). Figures marked † are typical
+literature values.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import math
 
 import gdsfactory as gf
+import jax
 import jax.numpy as jnp
 import sax
 from scipy.constants import epsilon_0
 
-from prismpic.checks import check_layout_length, check_positive, check_range
+from prismpic.checks import check_layout_length, check_range
+from prismpic.components import electroabsorption as fk
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
@@ -28,9 +32,16 @@ from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 EAM_MAX_REVERSE_BIAS_V = 10.0  # reverse bias limit of the III-V diode (breakdown margin) †
-# V½ of the absorption curve (V): MQW EAMs reach half their swing at ~0.5–3 V †. Below 10 mV (under the thermal
-# voltage) the curve is a step; above 10× the bias limit the absorption never reaches 1 % of its change in range.
-V_HALF_RANGE_V = (0.01, 10 * EAM_MAX_REVERSE_BIAS_V)
+ABSORBER_CONFINEMENT = 0.2  # † share of the hybrid mode's power in the InGaAsP absorber under the mesa
+TRANSITION_LOSS_DB = 2.0  # † two LN ↔ III-V tapers, ≈ 1 dB each
+INTRINSIC_RANGE_UM = (0.05, 2.0)  # intrinsic layers of p-i-n EAMs: 0.1–0.5 µm
+
+
+def check_absorber(bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um):
+    """Check the absorber's band gap (µm), confinement and intrinsic thickness (µm); return them (NaN if traced)."""
+    return (check_range("bandgap_wavelength_um", bandgap_wavelength_um, *fk.BANDGAP_RANGE_UM, unit="µm"),
+            check_range("absorber_confinement", absorber_confinement, 0.0, 1.0, lo_open=True),
+            check_range("intrinsic_thickness_um", intrinsic_thickness_um, *INTRINSIC_RANGE_UM, unit="µm"))
 
 
 def _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width):
@@ -98,36 +109,76 @@ def eam(
 
 
 @model_of(eam)
-def eam_absorption_db(voltage_v=0.0, absorber_length=CELL, absorption_change_db_per_um=0.1, v_half_v=2.0):
-    """Bias-induced absorption (dB): Δα_max L · V²/(V² + V½²), a smooth saturating QCSE-like curve.
+def eam_absorption_db(
+    voltage_v=0.0,
+    absorber_length=CELL,
+    wl=1.55,
+    bandgap_wavelength_um=fk.BANDGAP_WAVELENGTH_UM,
+    absorber_confinement=ABSORBER_CONFINEMENT,
+    intrinsic_thickness_um=fk.INTRINSIC_THICKNESS_UM,
+):
+    """Absorption (dB) of the biased absorber: 10 log10(e) Γ α(E, F) L (Franz–Keldysh, ``electroabsorption``).
 
-    ``absorber_length`` L (µm) defaults to the ``eam`` cell's.
+    Args:
+        voltage_v: reverse bias (V), in [0, ``EAM_MAX_REVERSE_BIAS_V``]; the field is (V + V_bi)/d_i.
+        absorber_length: L (µm), defaults to the ``eam`` cell's.
+        wl: wavelength (µm).
+        bandgap_wavelength_um: band-gap wavelength of the InGaAsP absorber (µm).
+        absorber_confinement: Γ, share of the mode's power in the absorber.
+        intrinsic_thickness_um: d_i (µm).
 
-    A phenomenological curve (the QCSE/Franz–Keldysh edge shift is quadratic in the
-    field at low bias and the absorption saturates once the edge passes the signal):
-    zero and flat at V = 0, half the full change at V = ``v_half_v`` (V, in ``V_HALF_RANGE_V``). The extinction
-    ratio at V is this number. ``absorption_change_db_per_um`` Δα_max in [0, 10] dB/µm.
+    Increases monotonically with the bias below the gap (λ > λ_g); the extinction ratio at V is
+    ``eam_absorption_db(V) − eam_absorption_db(0)``.
     """
-    absorption_change_db_per_um = check_range("absorption_change_db_per_um", absorption_change_db_per_um, 0.0, 10.0,
-                                              unit="dB/µm")  # NaN outside when traced
-    v_half_v = check_range("v_half_v", v_half_v, *V_HALF_RANGE_V, unit="V")
-    v2 = jnp.asarray(voltage_v, dtype=float) ** 2
-    return absorption_change_db_per_um * absorber_length * v2 / (v2 + v_half_v**2)
+    check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
+    bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um = check_absorber(
+        bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
+    field = fk.field_v_per_m(voltage_v, intrinsic_thickness_um)
+    alpha = fk.absorption_per_m(wl, field, bandgap_wavelength_um)
+    return 10.0 / math.log(10.0) * absorber_confinement * alpha * jnp.asarray(absorber_length) * 1e-6
+
+
+def eam_chirp_alpha(
+    voltage_v=0.0,
+    wl=1.55,
+    bandgap_wavelength_um=fk.BANDGAP_WAVELENGTH_UM,
+    intrinsic_thickness_um=fk.INTRINSIC_THICKNESS_UM,
+):
+    """Small-signal chirp (Henry α) of the EAM at bias ``voltage_v`` (V): (dΔn/dV)/(dκ/dV), κ = α λ/(4π).
+
+    Both derivatives come from the Franz–Keldysh dielectric change (``electroabsorption``), a Hilbert pair:
+    positive at low bias (the index rises as the edge tail grows), falling through zero and negative once
+    the absorption edge nears the photon (Koyama & Iga, JLT 6, 87 (1988)).
+    """
+    check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
+    bandgap_wavelength_um, _, intrinsic_thickness_um = check_absorber(
+        bandgap_wavelength_um, ABSORBER_CONFINEMENT, intrinsic_thickness_um)  # Γ cancels in the ratio
+    wl = jnp.asarray(wl, dtype=float)
+
+    def n_and_kappa(v):
+        field = fk.field_v_per_m(v, intrinsic_thickness_um)
+        kappa = fk.absorption_per_m(wl, field, bandgap_wavelength_um) * wl * 1e-6 / (4 * math.pi)
+        return fk.index_change(wl, field, bandgap_wavelength_um), kappa
+
+    v = jnp.broadcast_to(jnp.asarray(voltage_v, dtype=float), wl.shape)
+    _, (dn, dk) = jax.jvp(n_and_kappa, (v,), (jnp.ones_like(v),))
+    return dn / dk
 
 
 @model_of(eam)
 def eam_bandwidth_ghz(
-    absorber_length=CELL, mesa_width=CELL, intrinsic_thickness_um=0.4, eps_r=12.5, resistance_ohm=25.0
+    absorber_length=CELL, mesa_width=CELL, intrinsic_thickness_um=fk.INTRINSIC_THICKNESS_UM, eps_r=12.5,
+    resistance_ohm=25.0
 ):
     """RC-limited 3-dB bandwidth (GHz) of a lumped EAM: 1/(2π R C), C = ε0 ε_r w L / d_i.
 
     ``absorber_length`` L and ``mesa_width`` w (µm) default to the ``eam`` cell's.
 
-    R = 25 Ω: a 50 Ω source in parallel with a 50 Ω termination. ε_r ≈ 12.5 and a
-    0.4 µm intrinsic region are typical of InGaAsP/InGaAlAs MQW stacks †; the
-    junction is taken as wide as the mesa.
+    R = 25 Ω: a 50 Ω source in parallel with a 50 Ω termination. ε_r ≈ 12.5 is typical of InGaAsP †,
+    and d_i (µm) is the absorber's intrinsic layer (``electroabsorption``); the junction is taken as wide as
+    the mesa.
     """
-    check_positive("intrinsic_thickness_um", intrinsic_thickness_um, unit="µm")
+    check_range("intrinsic_thickness_um", intrinsic_thickness_um, *INTRINSIC_RANGE_UM, unit="µm")
     cap_f = epsilon_0 * eps_r * mesa_width * absorber_length * 1e-6 / intrinsic_thickness_um
     return 1.0 / (2 * math.pi * resistance_ohm * cap_f) * 1e-9
 
@@ -146,35 +197,47 @@ def eam_model(
     etch_depth: FloatLike = ETCH_DEPTH,
     loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
     voltage_v: FloatLike = 0.0,
-    insertion_loss_db: FloatLike = 4.0,
-    absorption_change_db_per_um: FloatLike = 0.1,
-    v_half_v: FloatLike = 2.0,
+    insertion_loss_db: FloatLike = TRANSITION_LOSS_DB,
+    bandgap_wavelength_um: FloatLike = fk.BANDGAP_WAVELENGTH_UM,
+    absorber_confinement: FloatLike = ABSORBER_CONFINEMENT,
+    intrinsic_thickness_um: FloatLike = fk.INTRINSIC_THICKNESS_UM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
-    """Heterogeneous EAM block: |t|² = 10^(−(IL + ΔA(V))/10), phase of the LN ridge underneath.
+    """Heterogeneous EAM block: |t|² = 10^(−(IL + A(V, λ))/10), phase of the LN ridge plus the absorber's Δn.
 
-    ``insertion_loss_db``: the unbiased loss (two LN↔III-V transitions and residual
-    absorption; 3–5 dB is typical of bonded III-V EAMs †). ΔA(V) from
-    ``eam_absorption_db``; Δα_max ≈ 0.1 dB/µm (≈ 10 dB over 100 µm at full swing) and
-    V½ = 2 V are typical MQW figures †. ``voltage_v`` is the reverse bias, in
-    [0, 10] V. The III-V section's own phase and chirp are not modelled (the phase is
-    that of the LN ridge, at the process's film, etch, wall angle and cladding); wavelength dependence
-    of the absorption edge is neglected. Passive and reciprocal.
+    Args:
+        wl: wavelength (µm).
+        absorber_length, mesa_width, taper_length, electrode_width, width, cross_section: the cell's geometry
+            (µm; the cross-section a name).
+        film_thickness, etch_depth, sidewall_angle_deg, cladding: the LN ridge under the block.
+        loss_db_per_cm: propagation loss of the LN ridge (dB/cm).
+        voltage_v: reverse bias (V), in [0, 10].
+        insertion_loss_db: the two LN ↔ III-V transitions (dB; ≈ 1 dB each †).
+        bandgap_wavelength_um: band-gap wavelength of the InGaAsP absorber (µm).
+        absorber_confinement: share of the mode's power in the absorber under the mesa.
+        intrinsic_thickness_um: intrinsic layer of the p-i-n (µm), which sets the field (V + V_bi)/d_i.
+
+    A(V, λ) is the Franz–Keldysh absorption (``eam_absorption_db``); the phase adds
+    2π Γ Δn(V, λ) L/λ, the Kramers–Kronig partner of the absorption change (``electroabsorption``), so
+    the output's chirp is ``eam_chirp_alpha``. Passive and reciprocal.
     """
     width = ridge_width(cross_section, width)
     _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width)
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
     insertion_loss_db = check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")  # NaN if traced
+    bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um = check_absorber(
+        bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
     wl = jnp.asarray(wl, dtype=float)
     total = absorber_length + 2 * taper_length
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db
-    # eam_absorption_db checks absorption_change_db_per_um and v_half_v
-    loss_db = loss_db + eam_absorption_db(voltage_v, absorber_length, absorption_change_db_per_um, v_half_v)
-    t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
+    field = fk.field_v_per_m(voltage_v, intrinsic_thickness_um)
+    loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db + eam_absorption_db(
+        voltage_v, absorber_length, wl, bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
+    dn = absorber_confinement * fk.index_change(wl, field, bandgap_wavelength_um)
+    t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * (n * total + dn * absorber_length) / wl)
     return sax.reciprocal({("o1", "o2"): t})
 
 
@@ -187,8 +250,9 @@ DEVICES = {
             {"absorber_length": 10.0, "mesa_width": 3.4, "taper_length": 5.0, "electrode_width": 2.0},
             {"absorber_length": 1000.0, "mesa_width": 20.0, "voltage_v": EAM_MAX_REVERSE_BIAS_V},
         ),
-        grad_params={"voltage_v": 3.0, "absorber_length": 100.0, "width": 1.4, "insertion_loss_db": 4.0},
-        model_only=("voltage_v", "insertion_loss_db", "absorption_change_db_per_um", "v_half_v", "sidewall_angle_deg",
-                    "cladding"),
+        grad_params={"voltage_v": 3.0, "absorber_length": 100.0, "width": 1.4, "insertion_loss_db": 2.0,
+                     "bandgap_wavelength_um": 1.47, "intrinsic_thickness_um": 0.3},
+        model_only=("voltage_v", "insertion_loss_db", "bandgap_wavelength_um", "absorber_confinement",
+                    "intrinsic_thickness_um", "sidewall_angle_deg", "cladding"),
     ),
 }

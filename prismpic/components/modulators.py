@@ -3,8 +3,11 @@
 Pockels tuning (X-cut, TE along crystal z, field across the electrode gap along z):
 Δn_eff = ½ n_e³ r33 Γ f V/g, with Γ = ``prismpic.pdk.eo_overlap`` (the optical overlap
 with a *uniform* field V/g, as the mode solver defines it) and f the electrostatic field
-factor (``prismpic.pdk.electrostatics``): the mean in-plane field in the ridge over V/g,
-from ``field_factor_fit`` unless ``field_factor`` is given. A single arm then has
+factor of the electrode layout (``prismpic.pdk.electrodes.field_factor``, the fit of the FEM in
+``prismpic.pdk.electrostatics``): the mean in-plane field in the ridge over V/g at the process's
+film, etch, wall angle and cladding, for electrodes on the slab (``electrode_height`` None) or
+above the cladding (``electrode_height`` in µm), unless ``field_factor`` is given. The ring's
+tuning (``prismpic.components.ring_physics``) takes the same f. A single arm then has
 Vπ·L = λ g / (n_e³ r33 Γ f); push-pull (two arms driven in opposite sense) halves it.
 
 The MZM's traveling-wave line (n_RF, Z0, RF loss, EO bandwidth) is in
@@ -21,21 +24,16 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_layout_length, check_positive, check_range, concrete
-from prismpic.components.couplers import (
-    check_sbend_radius,
-    sbend_length,
-    sbend_points,
-    sbend_response,
-    y_splitter,
-    y_splitter_model,
-)
+from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
+from prismpic.components.sbends import check_sbend_radius, sbend_length, sbend_points, sbend_response
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
-from prismpic.pdk.electrostatics import field_factor_fit
+from prismpic.pdk.electrodes import DOMAIN, check_electrode_layout
+from prismpic.pdk.electrodes import field_factor as layout_field_factor
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
@@ -57,12 +55,16 @@ def _check_voltage(voltage_v, lo=None):
 
 
 # ---------------------------------------------------------------------------- phase shifter
-def check_electrode_clearance(name: str, value, width, hi: float = 1000.0) -> None:
+def check_electrode_clearance(name: str, value, width, hi: float = DOMAIN["electrode_gap"][1],
+                              electrode_height=None) -> None:
     """ValueError naming ``name`` unless the electrode gap ``value`` (µm) leaves the metal-to-ridge
-    clearance (``RULES.min_metal_to_ridge``, µm) on both sides of a ridge of ``width`` (µm); ≤ ``hi`` (µm)."""
-    lo = _float(width + 2 * RULES.min_metal_to_ridge)
+    clearance (``RULES.min_metal_to_ridge``, µm) on both sides of a ridge of ``width`` (µm); ≤ ``hi`` (µm).
+    With ``electrode_height`` (µm, electrodes above the cladding) the edges must not reach over the ridge top."""
+    lo = _float(width + (2 * RULES.min_metal_to_ridge if electrode_height is None else 0.0))
     if lo is not None:
         check_range(name, value, lo, hi, unit="µm")
+    if electrode_height is not None:
+        check_electrode_layout(value, width, 0.0, electrode_height, "sio2", gap_name=name)
 
 
 @platform_cell
@@ -73,15 +75,19 @@ def phase_shifter(
     electrode_width: float = 20.0,
     width: float | None = None,
     cross_section: str = "xs_ridge",
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """Pockels phase shifter: a straight ridge centred between two electrodes.
 
     Args:
         length: ridge and electrode length (µm).
-        electrode_gap: electrode edge-to-edge gap (µm), ≥ width + 2 µm (1 µm clearance).
+        electrode_gap: electrode edge-to-edge gap (µm), ≥ width + 2 µm (1 µm clearance) on the slab,
+            ≥ width above the cladding.
         electrode_width: width of each electrode (µm).
         width: ridge width (µm); None takes the cross-section's.
         cross_section: optical cross-section name.
+        electrode_height: None: electrodes on the slab; else the metal bottom's height above the film
+            top (µm, 0.3–2), on the SiO2 cladding (400 nm-film foundry layout).
 
     Ports o1, o2 (optical); e1 (upper electrode, facing north), e2 (lower, facing south).
 
@@ -95,7 +101,7 @@ def phase_shifter(
     """
     width = ridge_width(cross_section, width)
     check_layout_length("length", length)
-    check_electrode_clearance("electrode_gap", electrode_gap, width)
+    check_electrode_clearance("electrode_gap", electrode_gap, width, electrode_height=electrode_height)
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
     xs = get_cross_section(cross_section, width=width)
     c = gf.Component()
@@ -126,19 +132,26 @@ def vpi_l_v_cm(
     cross_section=CELL,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    electrode_height=CELL,
+    ridge_offset=0.0,
 ):
     """Half-wave voltage–length product (V·cm): λ g / (n_e³ r33 Γ f), halved for push-pull.
 
-    ``electrode_gap``, ``width`` (None: the cross-section's) and ``cross_section`` default to the
-    ``phase_shifter`` cell's. n_e from Zelmon et al. (1997) (bulk extraordinary index, the index
-    the Pockels perturbation acts on), r33 from ``materials``, Γ from ``prismpic.pdk.eo_overlap`` at the
-    process's film, etch, wall angle (°, from the horizontal) and cladding, f from ``field_factor_fit``
-    (the default stack's, whatever ``film_thickness``, ``etch_depth``, ``sidewall_angle_deg`` and
-    ``cladding``) unless given.
+    ``electrode_gap``, ``width`` (None: the cross-section's), ``cross_section`` and ``electrode_height``
+    default to the ``phase_shifter`` cell's. n_e from Zelmon et al. (1997) (bulk extraordinary index, the
+    index the Pockels perturbation acts on), r33 from ``materials``, Γ from ``prismpic.pdk.eo_overlap`` at
+    the process's film, etch, wall angle (°, from the horizontal) and cladding, f from
+    ``prismpic.pdk.electrodes.field_factor`` of the same stack and electrode layout (``ridge_offset``, µm:
+    ridge centre minus gap centre) unless given.
     """
     width = ridge_width(cross_section, width)
     check_range("electrode_gap", electrode_gap, 0.0, 1000.0, unit="µm", lo_open=True)
-    f = field_factor_fit(electrode_gap) if field_factor is None else field_factor
+    if field_factor is None:
+        check_electrode_layout(electrode_gap, width, ridge_offset, electrode_height, cladding)
+        f = layout_field_factor(electrode_gap, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
+                                ridge_offset, electrode_height)
+    else:
+        f = field_factor
     check_range("field_factor", f, 0.0, 1.5, lo_open=True)
     wl = jnp.asarray(wl, dtype=float)
     gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth,
@@ -164,16 +177,27 @@ def phase_shifter_model(
     field_factor: FloatLike | None = None,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
+    electrode_height: FloatLike | None,
 ) -> sax.SDict:
     """t = 10^(−αL/20) exp(i(2π n_eff L/λ + π V/Vπ)), Vπ = λ g / (n_e³ r33 Γ f L) (single arm).
 
-    ``voltage_v`` is the DC voltage of e1 against e2 (V); ``field_factor`` None takes
-    ``field_factor_fit(electrode_gap)``. ``electrode_width`` sets only the layout. Process parameters
+    ``voltage_v`` is the DC voltage of e1 against e2 (V); ``field_factor`` None takes the layout's
+    (``prismpic.pdk.electrodes.field_factor``). ``electrode_width`` sets only the layout. Process parameters
     (``film_thickness``, ``etch_depth``, ``sidewall_angle_deg``, ``cladding``) as ``waveguides``'.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length, electrode_gap, electrode_width, width, cross_section, electrode_height: as the cell (µm; the
+            cross-section a name; ``electrode_height`` None puts the electrodes on the slab).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm).
+        voltage_v: DC voltage of e1 against e2 (V).
+        field_factor: electrostatic field factor f (dimensionless); None: the layout's.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
-    check_electrode_clearance("electrode_gap", electrode_gap, width)
+    check_electrode_clearance("electrode_gap", electrode_gap, width, electrode_height=electrode_height)
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     _check_voltage(voltage_v)
@@ -181,16 +205,18 @@ def phase_shifter_model(
     n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     vpi = vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, False, field_factor,
-                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / length
+                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
+                     electrode_height=electrode_height) * 1e4 / length
     phase = 2 * jnp.pi * n * length / wl + jnp.pi * voltage_v / vpi
     t = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
     return sax.reciprocal({("o1", "o2"): t})
 
 
 # ---------------------------------------------------------------------------- MZM
-def _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width):
+def _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width,
+               electrode_height=None):
     check_layout_length("length", length)
-    check_electrode_clearance("electrode_gap", electrode_gap, width)
+    check_electrode_clearance("electrode_gap", electrode_gap, width, electrode_height=electrode_height)
     check_range("signal_width", signal_width, RULES.min_metal_width, 1000.0, unit="µm")
     pad_min = RULES.min_pad_size + 2 * _PAD_MARGIN
     check_range("ground_width", ground_width, pad_min, 5000.0, unit="µm")
@@ -219,6 +245,7 @@ def mzm(
     splitter_length: float = 150.0,
     width: float | None = None,
     cross_section: str = "xs_ridge",
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """X-cut push-pull Mach–Zehnder modulator with a GSG traveling-wave electrode.
 
@@ -239,6 +266,8 @@ def mzm(
         splitter_length: S-bend length of each Y-splitter (µm).
         width: ridge width (µm); None takes the cross-section's.
         cross_section: optical cross-section name.
+        electrode_height: None: electrodes on the slab; else the metal bottom's height above the film
+            top (µm, 0.3–2), on the SiO2 cladding (400 nm-film foundry layout; g ≥ width then).
 
     Ports o1 (in), o2 (out); e1, e2, e3 = G (bottom), S, G (top) at the input pads,
     e4, e5, e6 = G (top), S, G (bottom) at the output pads. Ground ports sit on the
@@ -256,7 +285,7 @@ def mzm(
               |______________________________________________|
     """
     width = ridge_width(cross_section, width)
-    _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width)
+    _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width, electrode_height)
     g, s, p, t = electrode_gap, signal_width, pad_size, transition_length
     xs = get_cross_section(cross_section, width=width)
     y_pad, y_line = (p + g) / 2, (s + g) / 2
@@ -319,12 +348,12 @@ def mzm_modulation_length(length=CELL, signal_width=CELL, pad_size=CELL, transit
 @model_of(mzm)
 def mzm_vpi_l_v_cm(
     wl=1.55, electrode_gap=CELL, width=CELL, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, field_factor=None,
-    cross_section=CELL, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING,
+    cross_section=CELL, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING, electrode_height=CELL,
 ):
     """Push-pull MZM Vπ·L (V·cm) = λ g / (2 n_e³ r33 Γ f); see ``vpi_l_v_cm``. Geometry defaults: ``mzm``'s."""
     width = ridge_width(cross_section, width)
     return vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, True, field_factor,
-                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding, electrode_height=electrode_height)
 
 
 @model_of(mzm)
@@ -342,6 +371,7 @@ def mzm_vpi_v(
     cross_section=CELL,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    electrode_height=CELL,
 ):
     """DC half-wave voltage (V) of ``mzm``: Vπ·L (push-pull) over the modulation length.
 
@@ -350,7 +380,8 @@ def mzm_vpi_v(
     width = ridge_width(cross_section, width)
     lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
     return mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
-                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / lm
+                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
+                          electrode_height=electrode_height) * 1e4 / lm
 
 
 @model_of(mzm)
@@ -376,6 +407,7 @@ def mzm_model(
     field_factor: FloatLike | None = None,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
+    electrode_height: FloatLike | None,
 ) -> sax.SDict:
     """DC transmission of the push-pull MZM: t = t_arm (a₂² e^{iψ/2} + a₃² e^{−iψ/2}).
 
@@ -385,10 +417,22 @@ def mzm_model(
     t_arm: one arm (pads, transitions, straight); ψ = π V/Vπ + bias_phase_rad with
     Vπ = λ g/(2 n_e³ r33 Γ f L_m), L_m = ``mzm_modulation_length``. ``voltage_v`` is
     the DC signal-to-ground voltage (V); ``bias_phase_rad`` in [−4π, 4π] (``MAX_BIAS_PHASE_RAD``).
-    ``ground_width`` sets only the layout.
+    ``ground_width`` sets only the layout; ``electrode_height`` places the electrodes (see ``mzm``).
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length, electrode_gap, signal_width, ground_width, pad_size, transition_length, splitter_length, width,
+            cross_section, electrode_height: as the cell (µm; the cross-section a name).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm).
+        excess_loss_db, imbalance_db: each splitter's excess loss and branch imbalance (dB), as ``y_splitter_model``.
+        voltage_v: DC signal-to-ground voltage (V).
+        bias_phase_rad: static phase between the arms (rad).
+        field_factor: electrostatic field factor f (dimensionless); None: the layout's.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
-    _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width)
+    _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width, electrode_height)
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     _check_voltage(voltage_v)
     bias_phase_rad = check_range("bias_phase_rad", bias_phase_rad, -MAX_BIAS_PHASE_RAD, MAX_BIAS_PHASE_RAD,
@@ -417,7 +461,8 @@ def mzm_model(
     t_arm = t_arm * bend**2
     lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
     vpi = mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
-                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) * 1e4 / lm
+                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
+                         electrode_height=electrode_height) * 1e4 / lm
     psi = jnp.pi * voltage_v / vpi + bias_phase_rad
     t = t_arm * (a2**2 * jnp.exp(0.5j * psi) + a3**2 * jnp.exp(-0.5j * psi))
     return sax.reciprocal({("o1", "o2"): t})

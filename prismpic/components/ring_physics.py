@@ -16,7 +16,7 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.components.units import db_to_amplitude
-from prismpic.pdk import dispersion, materials
+from prismpic.pdk import dispersion, electrodes, materials
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
@@ -268,14 +268,53 @@ def electrode_inverse_gap(
     and r42 (shear) terms of the radial-polarised parts and fringing fields; the field also
     crosses the buses (a phase on through and drop only).
     """
+    psi, w, d, _ = _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    return jnp.sum(w * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
+
+
+def _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage):
+    """(ψ, weights, d(ψ), u(ψ)) on the top plate's arc: Gauss nodes of ψ (rad) with their weights, the local
+    disk-to-plate distance d (µm) and the ring ridge's offset u (µm) from the middle of that gap."""
     y_p = plate_offset(radius, width, gap, gap_drop)
     r_i = y_p - electrode_gap
     half = electrode_coverage * jnp.pi / 2
     psi = jnp.pi / 2 + half * _EN
     u = r_i**2 - (radius * jnp.cos(psi)) ** 2
     inside = u > 0
-    d = y_p - jnp.where(inside, jnp.sqrt(jnp.where(inside, u, 1.0)), 0.0)
-    return half * jnp.sum(_EW * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
+    y_d = jnp.where(inside, jnp.sqrt(jnp.where(inside, u, 1.0)), 0.0)
+    d = y_p - y_d
+    return psi, half * _EW, d, radius * jnp.sin(psi) - 0.5 * (y_p + y_d)
+
+
+def ring_field_inverse_gap(
+    radius=RING_RADIUS,
+    width=RIDGE_WIDTH,
+    gap=GAP,
+    gap_drop=None,
+    electrode_gap=ELECTRODE_GAP,
+    electrode_coverage=ELECTRODE_COVERAGE,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
+):
+    """⟨f/g⟩ (1/µm): ``electrode_inverse_gap`` with the electrostatic field factor of each cross-section.
+
+    (1/2π) ∫_top sin²ψ f(d(ψ), u(ψ))/d(ψ) dψ, with f = ``prismpic.pdk.electrodes.field_factor`` of a ridge
+    offset u(ψ) from the middle of a gap d(ψ) between electrodes on the slab, at the ring's width, film,
+    etch, wall angle and cladding: the same field factor (and FEM) as the phase shifter and the MZM, so a
+    ring section and a phase shifter with the same electrode cross-section shift n_eff alike. Where d
+    leaves the fit's domain (2.8–20 µm; arcs far from the couplers with ``electrode_coverage`` near 1) f is
+    taken at the nearest domain edge and the offset is clipped to the clearance range; the bus ridge in the
+    gap and the curvature of the electrodes are left out (the fit's cross-section holds one ridge).
+    """
+    psi, w, d, u = _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    g_lo, g_hi = electrodes.DOMAIN["electrode_gap"]
+    g = jnp.clip(d, jnp.maximum(g_lo, width + 2 * RULES.min_metal_to_ridge), g_hi)
+    umax = electrodes.offset_range(g, width)
+    f = electrodes.field_factor(g, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
+                                jnp.clip(u, -umax, umax))
+    return jnp.sum(w * jnp.sin(psi) ** 2 * f / d) / (2 * jnp.pi)
 
 
 def pockels_dneff_dv(
@@ -291,12 +330,17 @@ def pockels_dneff_dv(
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
 ):
-    """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ / g_eff (> 0: red shift)."""
+    """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ ⟨f/g⟩ (> 0: red shift).
+
+    Γ = ``prismpic.pdk.eo_overlap``, ⟨f/g⟩ = ``ring_field_inverse_gap`` (the electrostatic field factor of
+    the electrode layout, the same as the phase shifter's and the MZM's).
+    """
     gamma = dispersion.eo_overlap(
         wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
     )
     r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
-    inv_g = electrode_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    inv_g = ring_field_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
+                                   etch_depth, sidewall_angle_deg, cladding)
     return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
 
 

@@ -4,36 +4,44 @@ Pockels tuning acts through the in-plane field in the LN ridge. The field there 
 below V/g (most of the potential drops across the low-ε cladding and the slab under the
 electrodes carries the rest); the field factor f is the mean in-plane field in the ridge
 over V/g. ``electrode_field_factor`` computes f by a 2-D electrostatic FEM (scikit-fem,
-P1) over the cross-section; ``field_factor_fit`` is a fit of it for the platform stack
-(``prismpic.pdk.stack``), the value the modulator models use unless given one.
+P1) over the cross-section, for electrodes on the slab or above the cladding, sloped walls and
+an offset ridge; ``prismpic.pdk.electrodes`` fits it over the process domain (the value every
+Pockels model uses) and ``field_factor_fit`` is that fit at the platform stack.
 Lengths in µm.
 """
 
 from __future__ import annotations
+
+import math
 
 import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_range
 from prismpic.pdk import materials
-from prismpic.pdk.stack import BOX_THICKNESS, CLAD_THICKNESS, ETCH_DEPTH, FILM_THICKNESS, METAL_THICKNESS
+from prismpic.pdk.stack import (
+    BOX_THICKNESS,
+    CLAD_THICKNESS,
+    CLADDING,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    METAL_THICKNESS,
+    RIDGE_WIDTH,
+    SIDEWALL_ANGLE_DEG,
+)
 
 
 def field_factor_fit(electrode_gap=5.0):
-    """Electrostatic field factor f(g) = mean E_x in the ridge / (V/g) for the platform stack.
+    """Field factor of electrodes on the slab at the platform stack (``prismpic.pdk.stack``), as a function of gap.
 
-    A fit, f = 0.5728 − 0.0837·ln(g/5 µm), to ``electrode_field_factor`` at the default
-    stack (``prismpic.pdk.stack``: 0.6 µm film, 0.35 µm etch, 1.4 µm ridge, 0.8 µm Au on
-    the slab, 1.5 µm SiO2 cladding, 4.7 µm BOX on Si; 15 µm signal line, default mesh):
-    least squares of [1, −ln(g/5)] over 18 equally spaced gaps 3.4–12 µm, fit error
-    < 0.0022; f changes < 0.2 % for signal widths 15–60 µm. Regenerate it that way when
-    the stack changes (f falls from 0.621 to 0.571 at g = 5 µm between 0.30 and 0.35 µm
-    etch). The P1 mesh (hmin = 0.05 µm) puts f ≈ 0.6 % above its mesh-converged value
-    (0.5714, 0.5695, 0.5686 at hmin = 0.05, 0.025, 0.0125 µm, g = 5 µm). The fit does not
-    follow film_thickness or etch_depth: for other stacks call ``electrode_field_factor``
-    and pass ``field_factor``.
+    ``prismpic.pdk.electrodes.field_factor`` at the default ridge (1.4 µm, 0.6 µm film, 0.35 µm etch,
+    the stack's wall angle, SiO2 cladding), the ridge centred in the gap: the value the models use for
+    that stack. For other stacks and layouts call ``prismpic.pdk.electrodes.field_factor``.
     """
-    return 0.5728 - 0.0837 * jnp.log(jnp.asarray(electrode_gap, dtype=float) / 5.0)
+    from prismpic.pdk.electrodes import field_factor
+
+    return field_factor(jnp.asarray(electrode_gap, dtype=float), RIDGE_WIDTH, FILM_THICKNESS, ETCH_DEPTH,
+                        SIDEWALL_ANGLE_DEG, CLADDING)
 
 
 def _graded_axis(lo, hi, features, hmin, hmax, growth=0.25):
@@ -67,36 +75,60 @@ def electrode_field_factor(
     eps_box: float = materials.EPS_SIO2_RF,
     eps_sub: float = materials.EPS_SI_RF,
     hmin: float = 0.05,
+    sidewall_angle_deg: float = 90.0,
+    ridge_offset: float = 0.0,
+    electrode_height: float | None = None,
 ) -> float:
     """Field factor f = ⟨E_x⟩_ridge / (V/g) of a GSG line by a 2-D electrostatic FEM (scikit-fem, P1).
 
     Solves ∇·(ε∇φ) = 0 over the cross-section: signal (φ = 1) of width ``signal_width``
-    between grounds (φ = 0) at gap ``electrode_gap``, metal of ``metal_thickness`` on the
-    slab, ridges centred in both gaps, LN anisotropic (ε_z horizontal, ε_x vertical for
-    X-cut, ``eps_ln`` = (ε_z, ε_x)), SiO2 cladding over the film, BOX on Si, air above;
-    outer boundaries far away (natural condition). Returns E_x averaged uniformly over
-    the LN column under one ridge (ridge and slab, |x − x_r| ≤ width/2), times g.
-    Not jittable; about a second.
+    between grounds (φ = 0) at gap ``electrode_gap``, metal of ``metal_thickness``, a ridge in
+    both gaps (mirrored), LN anisotropic (ε_z horizontal, ε_x vertical for X-cut,
+    ``eps_ln`` = (ε_z, ε_x)), BOX on Si, air above the cladding; outer boundaries far away
+    (natural condition). Returns E_x averaged uniformly over the LN column under one ridge's
+    top width (ridge and slab), times g.
+
+    Args:
+        electrode_gap: signal-to-ground edge gap g (µm).
+        signal_width: signal line width (µm); f changes < 0.2 % over 15–60 µm.
+        width: ridge top width (µm).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        metal_thickness: electrode thickness (µm).
+        clad_thickness: SiO2 above the film top when the electrodes sit on the slab (µm).
+        eps_clad: relative permittivity of the cladding (1.0 for an air-clad ridge).
+        sidewall_angle_deg: ridge wall angle from the horizontal (°); the ridge widens downwards.
+        ridge_offset: ridge centre minus gap centre (µm), positive towards the ground.
+        electrode_height: None puts the metal on the slab (bottom at the slab top); a value puts the
+            metal bottom that far above the film top (µm), on a SiO2 cladding of that thickness (the
+            layout of 400 nm-film foundry stacks with the electrodes above the cladding).
+        hmin: mesh step at the features (µm).
+
+    Not jittable; about a second (``prismpic.pdk.electrodes`` tabulates it for the models).
     """
     import skfem as fe
 
     check_range("electrode_gap", electrode_gap, width, 1000.0, unit="µm", lo_open=True)
     g, s, t = electrode_gap, signal_width, film_thickness
     slab = t - etch_depth
-    xr = s / 2 + g / 2
+    spread = etch_depth / math.tan(math.radians(sidewall_angle_deg))  # half-width gained at the foot, µm
+    xr = s / 2 + g / 2 + ridge_offset
     xg = s / 2 + g + ground_width
     span = 5 * xg
-    fx = [0.0, s / 2, s / 2 + g, xg, xr - width / 2, xr + width / 2]
+    fx = [0.0, s / 2, s / 2 + g, xg, xr - width / 2, xr + width / 2, xr - width / 2 - spread, xr + width / 2 + spread]
     x = _graded_axis(-span, span, fx + [-v for v in fx], hmin, max(20.0, span / 100))
-    top = t + clad_thickness
-    fy = [-box_thickness, 0.0, slab, t, slab + metal_thickness, top]
-    y = _graded_axis(-box_thickness - span, top + span, fy, hmin / 2, max(20.0, span / 100))
+    if electrode_height is None:
+        m0, top = slab, t + clad_thickness
+    else:
+        m0 = top = t + electrode_height
+    fy = [-box_thickness, 0.0, slab, t, m0, m0 + metal_thickness, top]
+    y = _graded_axis(-box_thickness - span, top + metal_thickness + span, fy, hmin / 2, max(20.0, span / 100))
     mesh = fe.MeshTri.init_tensor(x, y)
     basis = fe.Basis(mesh, fe.ElementTriP1())
     ez, ex = eps_ln
 
     def in_ln(X, Y):
-        ridge = (np.abs(np.abs(X) - xr) <= width / 2) & (Y > slab) & (Y <= t)
+        half = width / 2 + (t - Y) / math.tan(math.radians(sidewall_angle_deg))
+        ridge = (np.abs(np.abs(X) - xr) <= half) & (Y > slab) & (Y <= t)
         return ((Y >= 0) & (Y <= slab)) | ridge
 
     @fe.BilinearForm
@@ -109,7 +141,7 @@ def electrode_field_factor(
     a = laplace.assemble(basis)
     px, py = mesh.p
     tol = 1e-9
-    metal = (py >= slab - tol) & (py <= slab + metal_thickness + tol)
+    metal = (py >= m0 - tol) & (py <= m0 + metal_thickness + tol)
     sig = metal & (np.abs(px) <= s / 2 + tol)
     gnd = metal & (np.abs(px) >= s / 2 + g - tol) & (np.abs(px) <= xg + tol)
     phi = np.zeros(px.size)

@@ -36,7 +36,6 @@ from prismpic.testing import check_finite, check_passive, check_reciprocal
 
 R, W, GAP = 20.0, 1.4, ring_physics.GAP
 FILM, ETCH = FILM_THICKNESS, ETCH_DEPTH
-INTERIM = (dispersion.__doc__ or "").lstrip().startswith("INTERIM")
 
 
 # ---------------------------------------------------------------------------- independent formulas
@@ -286,7 +285,6 @@ def airy_q_and_extinction(lam, phi1, phi2, a):
     return q, 10 * math.log10((t1 + t2 * a) ** 2 / (1 + x) ** 2 * (1 - x) ** 2 / (t1 - t2 * a) ** 2)
 
 
-@pytest.mark.skipif(INTERIM, reason="the seed check needs the mode-solver dispersion fit, not the INTERIM stand-in")
 def test_seed_s1_10_q_1e4_and_15_db_near_the_seed_gaps():
     """Seed S1-10/S1-11: Q ≈ 1e4 (12,500 measured), through extinction 15 dB, gaps 0.2–0.3 µm, R = 20 µm.
 
@@ -335,19 +333,31 @@ def _plate_and_disk(c):
 
 
 def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
+    """The ring tunes through the same Pockels path as the phase shifter, section by section.
+
+    From the drawn layout (plate at y_p, floating disk of radius r_i at V/2): where the ring crosses
+    x = R cos ψ under the plate, its local cross-section is the phase shifter's with electrode gap
+    d(ψ) = y_p − √(r_i² − x²), the ridge offset u(ψ) = R sin ψ − (y_p + √(r_i² − x²))/2 from the middle of
+    that gap, and half the voltage across it; the ring's TE field is along z on a fraction sin²ψ. So
+    dn_ring/dV = (1/2π) ∫_top sin²ψ · dn_ps/dV(d(ψ), u(ψ)) dψ, with dn_ps/dV = λ/(2 Vπ·L) of
+    ``modulators.vpi_l_v_cm`` (single arm) at that gap and offset."""
+    from prismpic.components import modulators as mod
+
     c = ring_add_drop()
     y_p, r_i, plate_w = _plate_and_disk(c)  # from the layout, not from the model
     half = math.asin(plate_w / 2 / R)  # the plate spans x = R cos ψ over ψ = 90° ± half
-
-    def integrand(psi):
-        x = R * math.cos(psi)
-        d = y_p - math.sqrt(max(r_i**2 - x**2, 0.0))
-        return math.sin(psi) ** 2 / d
-
-    inv_g = quad(integrand, math.pi / 2 - half, math.pi / 2 + half)[0] / (2 * math.pi)
     lam = resonance_wavelength(1.55)
-    gamma = float(dispersion.eo_overlap(lam, W, FILM, ETCH))
-    dn_dv = 0.5 * float(materials.n_ln_e(lam)) ** 3 * materials.R33_PM_PER_V * 1e-6 * gamma * inv_g
+
+    def dn_ps(psi):
+        x = R * math.cos(psi)
+        y_d = math.sqrt(max(r_i**2 - x**2, 0.0))
+        d, u = y_p - y_d, R * math.sin(psi) - 0.5 * (y_p + y_d)
+        vpil_um = float(mod.vpi_l_v_cm(lam, d, W, FILM, ETCH, ridge_offset=u)) * 1e4
+        return lam / (2 * vpil_um)
+
+    dn_dv = quad(lambda psi: math.sin(psi) ** 2 * dn_ps(psi), math.pi / 2 - half, math.pi / 2 + half,
+                 epsrel=1e-8)[0] / (2 * math.pi)
+    assert float(ring_physics.pockels_dneff_dv(lam)) == pytest.approx(dn_dv, rel=2e-3)
     expect = lam * dn_dv / ring_index(lam, group=True) * 1e6  # pm/V
     assert float(ring_physics.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
     # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
