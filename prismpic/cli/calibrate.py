@@ -114,6 +114,15 @@ def _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavele
             "ripple": ripple, "split": split, "wavelength_offset_nm": wavelength_offset, "chi2_max": chi2_max}
 
 
+def _family(value: str | None):
+    """``--family``: None, 'te', 'tm', 'deepest' or a family number (int)."""
+    if value is None or value in ("te", "tm", "deepest"):
+        return value
+    if value.isdigit():
+        return int(value)
+    raise ValueError(f"--family = {value!r} must be te, tm, deepest or a family number N >= 0")
+
+
 def _process(path: Path | None):
     """The ``--process`` description (checked now), or None for the default process."""
     if path is None:
@@ -170,14 +179,19 @@ def calibrate_ring_cmd(
                                                                    "the built-in process)")] = None,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="design ring parameter key=value")] = None,
+    family: Annotated[str | None, typer.Option("--family", help="mode family of a spectrum: te, tm, deepest or a "
+                                                                "number N (by increasing FSR); default the "
+                                                                "design's")] = None,
+    line_shape_only: Annotated[bool, typer.Option("--line-shape-only", help="with --spectrum: the line shape "
+                                                                            "only (FSR, n_g with --radius, Q_L, Q_i, "
+                                                                            "regime, ER, λ_r per resonance), for "
+                                                                            "a ring of any platform; no physical "
+                                                                            "fit")] = False,
 ):
     """Fit the ring model's physical parameters to specs (--fsr --q --er), a measured --spectrum or a wafer of
     --spectra. A fit that fails (no convergence, or a χ² the model cannot explain) exits with code 1; with
     --spectra: 1 when no device was fitted, 3 when some device did not run (lost Dask scheduler or workers:
     the folder is written without process.json; run the same command with --resume)."""
-    from prismpic.analysis import calibration as cal_mod
-    from prismpic.analysis.calibration.ring.start import design_params
-
     design = _design(set_)
     if radius is not None:
         from prismpic.checks import check_range
@@ -185,7 +199,18 @@ def calibrate_ring_cmd(
 
         check_range("--radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
         design["radius"] = radius
+    if line_shape_only:  # no model needed (nor imported)
+        if spectrum is None or spectra is not None:
+            raise ValueError("--line-shape-only reads one --spectrum FILE.csv")
+        check_in_file(spectrum, "--spectrum")
+        fig = check_outputs(out, figure, spectrum=spectrum)
+        _line_shape(spectrum, out, fig, radius, coupling, _family(family), design)
+        return
+    from prismpic.analysis import calibration as cal_mod
+    from prismpic.analysis.calibration.ring.start import design_params
+
     kw = _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavelength_offset, chi2_max)
+    kw["family"] = _family(family)
     proc = _process(process)
     try:
         design_params(kind or "add_drop", design)  # names and the model's range checks, before any fit
@@ -226,7 +251,8 @@ def calibrate_ring_cmd(
                              "(the coupling and the loss need both) or neither (the FSR alone fits the indices)")
         spectrum_only = [n for n, v, d in (("--baseline", baseline, "shared"), ("--baseline-order", baseline_order, 1),
                                            ("--ripple", ripple, "auto"), ("--split", split, "auto"),
-                                           ("--wavelength-offset", wavelength_offset, 0.0)) if v != d]
+                                           ("--wavelength-offset", wavelength_offset, 0.0),
+                                           ("--family", family, None)) if v != d]
         if spectrum_only:
             raise ValueError(f"{', '.join(spectrum_only)}: options of a --spectrum fit, not of a fit to specs")
         res = cal_mod.calibrate_ring_specs(fsr, q, er, resonance_nm=resonance, kind=kind or "add_drop",
@@ -240,6 +266,39 @@ def calibrate_ring_cmd(
     written = _write_outputs(res, out, fig)
     _print_ring(res)
     say(f"wrote {', '.join(str(w) for w in written[::-1])}")
+
+
+def _line_shape(spectrum: Path, out: Path, fig: Path, radius, coupling, family, design: dict) -> None:
+    """``--line-shape-only``: ``analyze_spectrum`` of the file, written as JSON with its figure."""
+    import json
+
+    from prismpic.analysis.measurements import read_spectrum_csv
+    from prismpic.analysis.spectra import analyze_spectrum, plot_spectrum
+    from prismpic.fileio import atomic_path, jsonable
+
+    sp = read_spectrum_csv(spectrum)
+    ng = None
+    if family in ("te", "tm"):  # the design's (TFLN) TE family
+        from prismpic.analysis.calibration.ring.start import design_params, ring_indices
+
+        dp = design_params("add_drop" if sp.drop is not None else "all_pass", dict(design, radius=radius or 20.0))
+        ng = float(ring_indices(dp, 1.55)[1])
+    an = analyze_spectrum(sp.wl_nm, sp.through, sp.drop, radius_um=radius, coupling=coupling, family=family,
+                          design_group_index=ng if radius is not None or ng is None else None)
+    doc = {"kind": "ring line shape", "source": {"spectrum": spectrum.name}, "radius_um": radius,
+           "physical_stage": "not run (--line-shape-only): the line shape holds for a ring of any platform; the "
+                             "physical fit (gaps, loss, film, etch) models TFLN rings only",
+           "analysis": an.to_dict()}
+    with atomic_path(out, "--out") as tmp_out, atomic_path(fig, "--figure") as tmp_fig:
+        plot_spectrum(an, tmp_fig, title=spectrum.name)
+        tmp_out.write_text(json.dumps(jsonable(doc), indent=2, allow_nan=False) + "\n")
+    ng_txt = f", n_g {an.n_group:.4g}" if an.n_group is not None else " (n_g needs --radius)"
+    fsr_txt = f"FSR {an.fsr_nm:.4g} nm" if an.fsr_nm is not None else "one resonance (no FSR)"
+    say(f"{len(an.resonances)} resonances; at {an.center_nm:.4f} nm: {fsr_txt}{ng_txt}, Q_L {an.q_loaded:.4g}, "
+        f"ER {an.extinction_db:.3g} dB; physical stage not run (--line-shape-only)")
+    for n in an.notes:
+        say(f"note: {n}")
+    say(f"wrote {fig}, {out}")
 
 
 @calibrate_app.command("mzm")

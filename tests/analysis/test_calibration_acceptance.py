@@ -125,8 +125,8 @@ def nominal_indices() -> tuple[float, float]:
 def ng_reach() -> tuple[float, float]:
     """(down, up): the relative n_g change of the nominal ring with every geometry prior of the calibration at 3σ on
     the side that lowers (raises) n_g, summed over the priors (the dispersion model; first order in each)."""
-    from prismpic.analysis.calibration.ring import specs as cs
     from prismpic.analysis.calibration.priors import ring_priors
+    from prismpic.analysis.calibration.ring import specs as cs
 
     dp = cs.design_params("add_drop", {})
     pri = ring_priors(dp, None)

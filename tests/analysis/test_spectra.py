@@ -335,7 +335,7 @@ def _with(arr, i, v):
         ({"coupling": "symmetric"}, r"coupling = 'symmetric' needs both through and drop"),
         ({"radius_um": 20.0, "ring_length_um": 125.0}, r"radius_um.*not both"),
         ({"radius_um": -20.0}, r"radius_um = -20 µm is outside the valid range"),
-        ({"baseline_order": 9}, r"baseline_order = 9 must be an integer in \[0, 6\]"),
+        ({"baseline_order": 9}, r"baseline_order = 9 must be 'auto' or an integer in \[0, 6\]"),
         ({"min_points_per_fwhm": 0.5}, r"min_points_per_fwhm = 0.5 is outside the valid range"),
     ],
 )

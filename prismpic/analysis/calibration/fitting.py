@@ -43,8 +43,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import prismpic  # noqa: F401  (float64)
-
 MAX_STEPS = 200  # Levenberg–Marquardt iterations per problem
 FTOL = 1e-9  # an accepted step that lowers the cost by less than this fraction ends the iteration (converged)
 F_FLAT = 1e-10  # as does a gradient whose diagonal Newton step would lower the cost by less than this

@@ -8,12 +8,19 @@ Pipeline (:func:`analyze_spectrum`, in :mod:`.analyze`):
 1. Validate (``ValueError`` naming the parameter, the value and what is needed); the
    linear/dB rule is :mod:`prismpic.analysis.measurements`'.
 2. Baseline, noise and detection (:mod:`.detection`): a polynomial baseline in dB fitted
-   to the off-resonance points; peaks above 10× the local noise and 10 % of the strongest;
-   a resolution check; two mode families told apart by linewidth.
-3. Refinement (:mod:`.resonance_fit`): per resonance, a least-squares fit of the exact Airy
+   to the off-resonance points, its order chosen by the data (a grating-coupler passband is
+   followed); peaks above 10× the local noise and 10 % of the strongest; a resolution check
+   (a badly sampled resonance is dropped); through dips confirmed by drop peaks when the drop
+   shows any.
+3. Identification (:mod:`.comb`): ripple (dips closer than 4 linewidths) set apart; mode
+   families as combs periodic in frequency, each reported; the family analysed chosen by
+   ``family`` (default the design's, by ``design_group_index``); thermal triangles
+   (asymmetric dips) dropped with that reason, a spectrum of only those refused.
+4. Refinement (:mod:`.resonance_fit`): per resonance, a least-squares fit of the exact Airy
    lineshape (Lorentzian without an FSR) times a local baseline correction, through and
-   drop jointly.
-4. Figures of merit: extinction (:mod:`.extinction`), intrinsic Q and coupling regime
+   drop jointly, the other families' resonances left out; a split resonance refitted as a
+   doublet (:mod:`.doublet`); dips on a detector floor give a lower bound on the extinction.
+5. Figures of merit: extinction (:mod:`.extinction`), intrinsic Q and coupling regime
    (:mod:`.intrinsic_q`), FSR, its dispersion and the group index (:mod:`.fsr`).
 
 Results are the dataclasses of :mod:`.results`; :func:`plot_spectrum` draws them (:mod:`.plot`).

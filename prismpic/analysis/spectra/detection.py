@@ -1,14 +1,13 @@
 """Finding resonances in a spectrum: baseline, noise estimate, peak detection and mode families.
 
-Baseline: a polynomial in dB versus λ (coupling offset, tilt, grating-coupler curvature) fitted
+Baseline: a polynomial in dB versus λ (coupling offset, tilt, a grating-coupler passband) fitted
 iteratively to the off-resonance points (through: the upper envelope, dips excluded; drop alone:
-the floor). Detection: ``scipy.signal.find_peaks`` on the normalized dips (peaks), prominence
+the floor); its order chosen by the data (Bayesian information criterion) unless given. Detection: ``scipy.signal.find_peaks`` on the normalized dips (peaks), prominence
 above 10× a robust noise estimate (MAD of second differences) and above 10 % of the strongest
 resonance (noise estimated locally, so a noisier part of the band does not produce false dips).
-The apparent FWHM (width at half prominence) must span at least ``min_ppf`` samples, otherwise
-the sampling cannot resolve the linewidth and the analysis refuses (narrower features weaker than
-the strongest resonance are dropped as spikes). Resonances whose linewidths fall in two groups
-more than 1.6× apart are split into two mode families.
+The apparent FWHM (width at half prominence) must span at least ``min_ppf`` samples: narrower
+detections are dropped and named (the analysis refuses only when every one is). Mode families are
+told apart in :mod:`.comb`.
 """
 
 from __future__ import annotations
@@ -23,10 +22,51 @@ from prismpic.checks import check_positive
 
 NOISE_SIGMAS = 10.0  # detection threshold in noise standard deviations
 RELATIVE_PROMINENCE = 0.1  # and in units of the strongest resonance's prominence
+MAX_BASELINE_ORDER = 6  # highest baseline polynomial order (dB versus λ) the data may choose
+BASELINE_SAMPLES = 20000  # the baseline is fitted to at most this many samples (evenly strided)
 
 
 def _poly_basis(wl):
     return (wl - 0.5 * (wl[0] + wl[-1])) / (0.5 * (wl[-1] - wl[0]))
+
+
+def _stride(n: int) -> int:
+    """Every how many samples the baseline is fitted to (at most ``BASELINE_SAMPLES``: it is smooth)."""
+    return max(1, -(-n // BASELINE_SAMPLES))
+
+
+def _masked_fit(s, ydb, order: int, upper: bool):
+    """Polynomial of ``order`` refitted to the off-resonance points (clip at 2.5 robust σ); (poly, kept mask)."""
+    keep = np.ones(s.size, bool)
+    poly = np.polynomial.Polynomial
+    for _ in range(50):
+        p = poly.fit(s[keep], ydb[keep], order)
+        r = ydb - p(s)
+        rk = r[keep]
+        sig = max(1.4826 * np.median(np.abs(rk - np.median(rk))), 1e-9)
+        new = r > -2.5 * sig if upper else r < 2.5 * sig
+        if new.sum() <= order + 2 or np.array_equal(new, keep):
+            break
+        keep = new
+    return p, keep
+
+
+def baseline_order(wl, y, upper: bool, max_order: int = MAX_BASELINE_ORDER) -> int:
+    """The baseline order the data choose: the least Bayesian information criterion (Schwarz, Ann. Stat. 6,
+    461 (1978)) of the polynomials 0..``max_order`` in dB, all fitted to the off-resonance points of the
+    highest order (resonances masked iteratively), n·ln(RSS/n) + (order + 1)·ln n."""
+    ydb = 10.0 * np.log10(np.maximum(y, 1e-12 * max(y.max(), 1e-300)))[::_stride(wl.size)]
+    s = _poly_basis(wl)[::_stride(wl.size)]
+    _, keep = _masked_fit(s, ydb, max_order, upper)
+    n = int(keep.sum())
+    if n <= max_order + 2:
+        return 0
+    bic = []
+    for k in range(max_order + 1):
+        c = np.polynomial.polynomial.polyfit(s[keep], ydb[keep], k)
+        rss = float(np.sum((ydb[keep] - np.polynomial.polynomial.polyval(s[keep], c)) ** 2))
+        bic.append(n * math.log(max(rss, 1e-300) / n) + (k + 1) * math.log(n))
+    return int(np.argmin(bic))
 
 
 def baseline(wl, y, order: int, upper: bool) -> np.ndarray:
@@ -38,17 +78,8 @@ def baseline(wl, y, order: int, upper: bool) -> np.ndarray:
     """
     ydb = 10.0 * np.log10(np.maximum(y, 1e-12 * max(y.max(), 1e-300)))
     s = _poly_basis(wl)
-    keep = np.ones(wl.size, bool)
-    poly = np.polynomial.Polynomial
-    for _ in range(50):
-        p = poly.fit(s[keep], ydb[keep], order)
-        r = ydb - p(s)
-        rk = r[keep]
-        sig = max(1.4826 * np.median(np.abs(rk - np.median(rk))), 1e-9)
-        new = r > -2.5 * sig if upper else r < 2.5 * sig
-        if new.sum() <= order + 2 or np.array_equal(new, keep):
-            break
-        keep = new
+    k = _stride(wl.size)
+    p, _ = _masked_fit(s[::k], ydb[::k], order, upper)
     return 10.0 ** (p(s) / 10.0)
 
 
@@ -78,7 +109,7 @@ def resolution_message(lam, step, fwhm, ppf, min_ppf, apparent: bool) -> str:
     """
     return (
         f"wl_nm sampling is too coarse to resolve the resonance at {lam:.4f} nm: a step of {step * 1e3:.3g} pm "
-        f"gives {ppf:.2g} points per {'apparent ' if apparent else ''}FWHM ({fwhm * 1e3:.3g} pm); "
+        f"gives {ppf:.3g} points per {'apparent ' if apparent else ''}FWHM ({fwhm * 1e3:.3g} pm); "
         f"min_points_per_fwhm = {min_ppf:g} are needed: resample at <= {fwhm / min_ppf * 1e3:.3g} pm"
     )
 
@@ -107,12 +138,14 @@ def _merged(wl, idx, fwhm, prom) -> list[int]:
 
 
 def find_resonances(wl, signal, sigma, prominence, port: str, min_ppf: float, notes: list):
-    """Peaks of ``signal`` (dips turned up) versus ``wl`` (nm): indices, apparent FWHM (nm) and prominences.
+    """Peaks of ``signal`` (dips turned up) versus ``wl`` (nm): indices, apparent FWHM (nm), prominences,
+    asymmetry (half width on the long-wavelength side over that on the short side, at half prominence) and
+    centres (nm, the middle of the half-prominence interval).
 
     ``sigma``: local noise per sample. Threshold: ``prominence`` if given, else 10 local σ
-    and 10 % of the strongest. Detections narrower than ``min_ppf`` samples raise when the
-    strongest resonance is among them (sampling too coarse), else are dropped as spikes
-    (said in ``notes``, a list appended to). ``port`` names the port in messages.
+    and 10 % of the strongest. Detections narrower than ``min_ppf`` samples raise when every
+    one is (sampling too coarse), else are dropped, each named in ``notes`` (a list appended
+    to). ``port`` names the port in messages.
     """
     if prominence is None:
         thr_at = NOISE_SIGMAS * sigma
@@ -132,37 +165,17 @@ def find_resonances(wl, signal, sigma, prominence, port: str, min_ppf: float, no
     )
     n = np.arange(wl.size)
     fwhm = np.interp(right, n, wl) - np.interp(left, n, wl)
+    asym = (right - idx) / np.maximum(idx - left, 1e-9)
+    mid = np.interp(0.5 * (left + right), n, wl)  # robust to a split top and to noise on a broad one
     kept = _merged(wl, idx, fwhm, prom)
-    idx, fwhm, widths, prom = idx[kept], fwhm[kept], widths[kept], prom[kept]
+    idx, fwhm, widths, prom, asym, mid = idx[kept], fwhm[kept], widths[kept], prom[kept], asym[kept], mid[kept]
     bad = widths < min_ppf
-    if bad[int(np.argmax(prom))]:
+    if bad.all():
         k = int(np.argmax(prom))
         step = fwhm[k] / widths[k]
         raise ValueError(resolution_message(wl[idx[k]], step, fwhm[k], widths[k], min_ppf, apparent=True))
     if bad.any():
         where = ", ".join(f"{wl[i]:.3f}" for i in idx[bad])
-        notes.append(f"{port}: features narrower than {min_ppf:g} samples at {where} nm ignored (noise spikes)")
-    return idx[~bad], fwhm[~bad], prom[~bad]
-
-
-def mode_families(fwhm, prom) -> np.ndarray:
-    """Mode family of each resonance: 0 (primary) or 1, split at the largest gap in FWHM (nm).
-
-    Two families are told apart only when their linewidths differ by more than 1.6× and
-    each has at least two members; the primary is the one with more members (then the
-    stronger one, by prominence ``prom``).
-    """
-    fam = np.zeros(fwhm.size, int)
-    if fwhm.size < 4:
-        return fam
-    order = np.argsort(fwhm)
-    gaps = np.diff(np.log(fwhm[order]))
-    j = int(np.argmax(gaps))
-    if gaps[j] < math.log(1.6) or j + 1 < 2 or fwhm.size - j - 1 < 2:
-        return fam
-    narrow = np.zeros(fwhm.size, bool)
-    narrow[order[: j + 1]] = True
-    n_n, n_w = narrow.sum(), (~narrow).sum()
-    narrow_primary = n_n > n_w or (n_n == n_w and prom[narrow].mean() >= prom[~narrow].mean())
-    fam[~narrow if narrow_primary else narrow] = 1
-    return fam
+        notes.append(f"{port}: features narrower than min_points_per_fwhm = {min_ppf:g} samples at {where} nm "
+                     "dropped (noise spikes, or resonances the sampling does not resolve)")
+    return idx[~bad], fwhm[~bad], prom[~bad], asym[~bad], mid[~bad]

@@ -14,11 +14,12 @@ import numpy as np
 
 def pair_spacings(centers) -> list[tuple[int, int, float]]:
     """Adjacent pairs of ``centers`` (nm) about one FSR apart: (pair index, number of FSRs spanned,
-    spacing per FSR in nm); pairs not a whole number of median spacings apart are left out."""
+    spacing per FSR in nm); pairs not a whole number of FSRs (the median of the spacings within 1.5× the
+    smallest) apart are left out."""
     d = np.diff(centers)
     if d.size == 0:
         return []
-    med = float(np.median(d))
+    med = float(np.median(d[d < 1.5 * d.min()]))  # one FSR: the spacings near the smallest (some may span two)
     out = []
     for i, di in enumerate(d):
         k = int(round(di / med))

@@ -104,13 +104,16 @@ def _drop_floor(w, u, dd, md, out, fsr, has_through: bool) -> tuple[float, float
     return floor, 1.2533 * sd / math.sqrt(mis.size)
 
 
-def fit_resonance(wl, t, d, lam_i, fwhm_i, fsr, lo, hi) -> LineFit:
+def fit_resonance(wl, t, d, lam_i, fwhm_i, fsr, lo, hi, exclude=None) -> LineFit:
     """Least-squares Airy (Lorentzian if ``fsr`` is None) fit of one resonance in [``lo``, ``hi``] (nm).
 
     ``t``, ``d``: normalized through and drop (or None) on ``wl`` (nm); ``lam_i``, ``fwhm_i``: the
-    detected centre and apparent FWHM (nm); ``fsr``: local FSR (nm) or None.
+    detected centre and apparent FWHM (nm); ``fsr``: local FSR (nm) or None; ``exclude``: mask of
+    samples left out (another mode family's resonances), or None.
     """
     m = (wl >= lo) & (wl <= hi)
+    if exclude is not None:
+        m &= ~exclude
     w = wl[m]
     half = max(hi - lam_i, lam_i - lo)
     u = (w - lam_i) / half

@@ -90,6 +90,10 @@ class Resonance(_ToDict):
         family: mode family, 0 for the primary one (the FSR summary uses family 0), 1 for a
             second family with a linewidth more than 1.6× different.
         intrinsic: intrinsic-Q analysis (None when only the drop port is given).
+        extinction_bound: True when ``extinction_db`` is a lower bound (the dip reaches the noise or the
+            detector floor).
+        split_nm: the splitting of a split resonance (backscatter doublet) fitted as such (nm), else None;
+            then ``fwhm_nm`` and ``q_loaded`` are one mode's and the extinction the unsplit one's.
     """
 
     center_nm: float
@@ -110,6 +114,8 @@ class Resonance(_ToDict):
     finesse: float | None
     family: int
     intrinsic: IntrinsicQ | None
+    extinction_bound: bool = False
+    split_nm: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,6 +139,11 @@ class SpectrumAnalysis(_ToDict):
         ring_length_um: L used for n_g and loss, or None.
         noise: robust noise standard deviation of each normalized port (median over the band).
         notes: what was skipped or assumed.
+        families: each mode family found (FSR, n_g, linewidth, depth, periodicity; ``ModeFamily.to_dict``),
+            numbered by increasing FSR.
+        family: the number of the family analysed (resonances of family 0 above; the others are numbered
+            from 1 in ``Resonance.family``).
+        baseline_order: the baseline polynomial order used (chosen by the data unless given).
         wl_nm, through, drop, baseline_through, baseline_drop, model_through, model_drop:
             the data (linear), the baselines and the fitted curves (NaN outside fit
             windows), for plotting; left out of ``to_dict``.
@@ -164,3 +175,6 @@ class SpectrumAnalysis(_ToDict):
     baseline_drop: np.ndarray | None = field(repr=False, compare=False)
     model_through: np.ndarray | None = field(repr=False, compare=False)
     model_drop: np.ndarray | None = field(repr=False, compare=False)
+    families: tuple[dict, ...] = ()
+    family: int = 0
+    baseline_order: int = 2

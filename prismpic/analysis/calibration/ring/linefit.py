@@ -44,6 +44,7 @@ class SpectrumData:
     order: int
     flags: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    envelope_order: int = 0  # the baseline order the data chose in the resonance analysis (dB polynomial)
 
     @property
     def mid(self) -> float:

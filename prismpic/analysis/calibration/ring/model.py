@@ -20,7 +20,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import prismpic  # noqa: F401  (float64)
 from prismpic.checks import check_choice
 from prismpic.components import ring_physics, rings
 from prismpic.components.units import db_to_amplitude

@@ -108,6 +108,16 @@ def _nuisance(sol: dict, sp) -> dict[str, FitParam]:
 
 
 def _failure(sol: dict, chk: dict, chi2_max: float, sp) -> str:
+    """The one-line failure reason ("" for a fit), naming the baseline when the data chose a higher order."""
+    reason = _failure_cause(sol, chk, chi2_max, sp)
+    if reason and sp.envelope_order > sp.order:
+        reason += (f"; the baseline: the spectrum's envelope needs order {sp.envelope_order} (chosen by the data, a "
+                   f"grating-coupler passband?) > baseline_order = {sp.order}: raise --baseline-order (<= 3) or crop "
+                   "the span around the resonance")
+    return reason
+
+
+def _failure_cause(sol: dict, chk: dict, chi2_max: float, sp) -> str:
     line = sol["start"]["line"]["fit"]
     ref_chi = sol["start"]["line"]["info"].get("reference_window_chi2")
     if ref_chi is not None and ref_chi > WINDOW_CHI2:

@@ -107,10 +107,13 @@ def _spectrum(an, ports, order: int, eta: float) -> SpectrumData:
         sigma.append(np.maximum(s, 1e-3 * float(np.median(s)) + 1e-12 * float(np.max(base))))
     sigma = np.stack(sigma)
     w = 1.0 / sigma
+    for r in an.resonances:  # the other mode families: masked in every port
+        if r.family != 0:
+            w[:, np.abs(wl - r.center_nm) <= 2.0 * r.fwhm_nm] = 0.0
     fam0 = [r.center_nm for r in an.resonances if r.family == 0]
     fsr = an.fsr_nm * (rn.center_nm / float(np.clip(an.reference_nm, fam0[0], fam0[-1]))) ** 2
-    return SpectrumData(wl, ports, np.stack(data), sigma, w, rn.center_nm, fsr, rn.fwhm_nm,
-                        tuple(r.center_nm for r in an.resonances), eta, order)
+    return SpectrumData(wl, ports, np.stack(data), sigma, w, rn.center_nm, fsr, rn.fwhm_nm, tuple(fam0), eta, order,
+                        envelope_order=int(an.baseline_order))
 
 
 def _baseline_start(an, sp: SpectrumData, shared: bool, have_t: bool, d_peak_model: float | None) -> dict:
@@ -167,77 +170,11 @@ def _physics_start(regime, line: dict, cov_line, names, sp: SpectrumData, design
             "target": np.array([v[n] for n in LINE_MATCHED]), "fit_loss": fit_loss, "pull0": placed["pull"]}
 
 
-def calibrate_ring_spectrum(
-    wl_nm,
-    through=None,
-    drop=None,
-    *,
-    radius: float | None = None,
-    kind: str | None = None,
-    coupling: str | None = None,
-    baseline: str = "shared",
-    baseline_order: int = 1,
-    ripple: str = "auto",
-    split: str = "auto",
-    wavelength_offset_nm: float = 0.0,
-    reference_nm: float = REFERENCE_NM,
-    chi2_max: float = CHI2_MAX,
-    design: dict | None = None,
-    process=None,
-    source: dict | None = None,
-):
-    """Fit the physical ring model (plus the instrument) to a measured spectrum.
-
-    Args:
-        wl_nm: wavelengths (nm) of the laser sweep, strictly increasing.
-        through, drop: linear power transmission of the ports (either or both).
-        radius: the drawn ring radius (µm); default the design's (the ring cell's 20 µm unless ``design`` says).
-        kind: ``"add_drop"`` or ``"all_pass"``; default add-drop if ``drop`` is given, else all-pass.
-        coupling: None, ``"symmetric"``, ``"under"`` or ``"over"`` (see the package docstring).
-        baseline: ``"shared"`` (one baseline for both ports) or ``"separate"``.
-        baseline_order: polynomial order (dB versus λ) of the baseline, 0–3 (1: offset and tilt).
-        ripple, split: ``"auto"`` (detect, then fit), ``"fit"`` or ``"off"``: the facets' Fabry–Pérot ripple and
-            split resonances (backscatter doublets).
-        wavelength_offset_nm: added to ``wl_nm`` (the sweep's offset against a wavelength reference).
-        reference_nm: the resonance reported is the model's nearest this wavelength (nm).
-        chi2_max: the largest reduced χ² of the physical model accepted as a fit.
-        design: the drawn ring's other parameters (e.g. ``{"width": 1.2, "cladding": "air"}``).
-        process: ``prismpic.pdk.process.Process`` of the priors (default ``DEFAULT_PROCESS``).
-        source: what to record under ``source`` (file name, ...).
-
-    Returns:
-        :class:`RingCalibration`; ``status`` is ``"failed"`` (with ``failure_reason``) when the fit did not
-        converge or the model does not describe the data.
-    """
-    t_start = time.perf_counter()
-    kind = _check_arguments(through, drop, kind, baseline, baseline_order, radius, reference_nm, ripple, split,
-                            wavelength_offset_nm, chi2_max)
-    design_p = design_params(kind, dict(design or {}, **({"radius": float(radius)} if radius is not None else {})))
-    priors = ring_priors(design_p, process)
-    wl_true = np.asarray(wl_nm, float) + float(wavelength_offset_nm)
-    an = analyze_spectrum(wl_true, through, drop, radius_um=float(design_p["radius"]), reference_nm=reference_nm,
-                          baseline_order=max(int(baseline_order), 1), coupling=coupling)
-    if an.fsr_nm is None:
-        raise ValueError(f"one resonance only in {an.wl_nm[0]:.6g}..{an.wl_nm[-1]:.6g} nm: the FSR (hence n_g) needs "
-                         "at least two resonances; widen the span")
-    rn = an.resonances[an.nearest]
-    check_ng(an.fsr_nm, rn.center_nm, float(design_p["radius"]))
-    have_t, have_d = through is not None, drop is not None
-    regimes = fit_regimes(kind, coupling, have_d)
-    ports = tuple(p for p, h in (("through", have_t), ("drop", have_d)) if h)
-    shared = baseline == "shared" or len(ports) == 1
-    eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
-    sp = _spectrum(an, ports, int(baseline_order), eta)
-    sp.notes.extend(an.notes)
-    fit_loss = have_t  # the drop port alone fixes the total linewidth only
-    n_res = sum(r.family == 0 for r in an.resonances)
-    held = {"split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm"}
-    if not (have_t and have_d):
-        held.add("drop_offset_nm")
-    if n_res < 3:  # two resonance positions fix θ0 and θ1 only: the curvature stays at its 1/λ start
-        held.add("theta2")
-    # the line shape: closed-form starts of every regime, one batch per setup
-    t_line = time.perf_counter()
+def _line_starts(an, sp: SpectrumData, kind: str, regimes, ports, shared: bool, design_p: dict, have_t: bool,
+                 fit_loss: bool) -> tuple[list[dict], list[LineSetup]]:
+    """The line shape's closed-form start and setup of every coupling regime (θ2 from the design's dispersion;
+    without the through, the loss at the design's and the drop level from it)."""
+    rn, eta = an.resonances[an.nearest], sp.eta
     starts, setups = [], []
     for regime in regimes:
         sym = kind == "add_drop" and regime == "symmetric"
@@ -257,6 +194,93 @@ def calibrate_ring_spectrum(
     theta2 = _theta2_of_design(design_p, sp)
     for st in starts:
         st["theta2"] = theta2
+    return starts, setups
+
+
+def _analysis(wl, through, drop, design_p: dict, reference_nm: float, coupling, family):
+    """``analyze_spectrum`` for the calibration: baseline order chosen by the data, the family ``family`` (default
+    the drawn ring's, by the design's group index); ValueError when the family has one resonance only."""
+    ng_design = float(ring_indices(design_p, reference_nm * 1e-3)[1])
+    an = analyze_spectrum(wl, through, drop, radius_um=float(design_p["radius"]), reference_nm=reference_nm,
+                          baseline_order="auto", coupling=coupling, family=family, design_group_index=ng_design)
+    if an.fsr_nm is None:
+        raise ValueError(f"one resonance only in {an.wl_nm[0]:.6g}..{an.wl_nm[-1]:.6g} nm: the FSR (hence n_g) needs "
+                         "at least two resonances; widen the span")
+    return an
+
+
+def calibrate_ring_spectrum(
+    wl_nm,
+    through=None,
+    drop=None,
+    *,
+    radius: float | None = None,
+    kind: str | None = None,
+    coupling: str | None = None,
+    baseline: str = "shared",
+    baseline_order: int = 1,
+    ripple: str = "auto",
+    split: str = "auto",
+    wavelength_offset_nm: float = 0.0,
+    reference_nm: float = REFERENCE_NM,
+    chi2_max: float = CHI2_MAX,
+    design: dict | None = None,
+    process=None,
+    source: dict | None = None,
+    family: int | str | None = None,
+):
+    """Fit the physical ring model (plus the instrument) to a measured spectrum.
+
+    Args:
+        wl_nm: wavelengths (nm) of the laser sweep, strictly increasing.
+        through, drop: linear power transmission of the ports (either or both).
+        radius: the drawn ring radius (µm); default the design's (the ring cell's 20 µm unless ``design`` says).
+        kind: ``"add_drop"`` or ``"all_pass"``; default add-drop if ``drop`` is given, else all-pass.
+        coupling: None, ``"symmetric"``, ``"under"`` or ``"over"`` (see the package docstring).
+        baseline: ``"shared"`` (one baseline for both ports) or ``"separate"``.
+        baseline_order: polynomial order (dB versus λ) of the baseline, 0–3 (1: offset and tilt).
+        ripple, split: ``"auto"`` (detect, then fit), ``"fit"`` or ``"off"``: the facets' Fabry–Pérot ripple and
+            split resonances (backscatter doublets).
+        wavelength_offset_nm: added to ``wl_nm`` (the sweep's offset against a wavelength reference).
+        reference_nm: the resonance reported is the model's nearest this wavelength (nm).
+        chi2_max: the largest reduced χ² of the physical model accepted as a fit.
+        design: the drawn ring's other parameters (e.g. ``{"width": 1.2, "cladding": "air"}``).
+        process: ``prismpic.pdk.process.Process`` of the priors (default ``DEFAULT_PROCESS``).
+        source: what to record under ``source`` (file name, ...).
+        family: the mode family calibrated (``analyze_spectrum``'s rule): None (the design's, by its group index),
+            ``"te"``, ``"tm"``, ``"deepest"`` or a family number; the other families' resonances are masked
+            (weight 0 within two linewidths) in every port.
+
+    Returns:
+        :class:`RingCalibration`; ``status`` is ``"failed"`` (with ``failure_reason``) when the fit did not
+        converge or the model does not describe the data.
+    """
+    t_start = time.perf_counter()
+    kind = _check_arguments(through, drop, kind, baseline, baseline_order, radius, reference_nm, ripple, split,
+                            wavelength_offset_nm, chi2_max)
+    design_p = design_params(kind, dict(design or {}, **({"radius": float(radius)} if radius is not None else {})))
+    priors = ring_priors(design_p, process)
+    wl_true = np.asarray(wl_nm, float) + float(wavelength_offset_nm)
+    an = _analysis(wl_true, through, drop, design_p, reference_nm, coupling, family)
+    rn = an.resonances[an.nearest]
+    check_ng(an.fsr_nm, rn.center_nm, float(design_p["radius"]))
+    have_t, have_d = through is not None, drop is not None
+    regimes = fit_regimes(kind, coupling, have_d)
+    ports = tuple(p for p, h in (("through", have_t), ("drop", have_d)) if h)
+    shared = baseline == "shared" or len(ports) == 1
+    eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
+    sp = _spectrum(an, ports, int(baseline_order), eta)
+    sp.notes.extend(an.notes)
+    fit_loss = have_t  # the drop port alone fixes the total linewidth only
+    n_res = sum(r.family == 0 for r in an.resonances)
+    held = {"split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm"}
+    if not (have_t and have_d):
+        held.add("drop_offset_nm")
+    if n_res < 3:  # two resonance positions fix θ0 and θ1 only: the curvature stays at its 1/λ start
+        held.add("theta2")
+    # the line shape: closed-form starts of every regime, one batch per setup
+    t_line = time.perf_counter()
+    starts, setups = _line_starts(an, sp, kind, regimes, ports, shared, design_p, have_t, fit_loss)
     held_line = held | ({"la"} if not fit_loss else set())
     sols = []
     for setup in dict.fromkeys(setups):

@@ -19,7 +19,6 @@ import numpy as np
 import sax
 from scipy.optimize import brentq
 
-import prismpic  # noqa: F401  (float64)
 from prismpic.analysis.calibration.priors import GEOMETRY, LOSS_MAX, Prior
 from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
@@ -66,7 +65,9 @@ def check_ng(fsr_nm: float, wl_nm: float, radius: float) -> float:
         raise ValueError(
             f"radius = {radius:g} µm contradicts the FSR: fsr = {fsr_nm:.5g} nm at {wl_nm:.6g} nm implies n_g = {ng:.4g} "
             f"(FSR = λ²/(n_g·2πR)), outside the plausible range [{lo:g}, {hi:g}] of TFLN ridges; check the radius "
-            f"(n_g = 2.3 would need R = {wl_nm**2 / (fsr_nm * math.tau * 2.3 * 1e3):.4g} µm)")
+            f"(n_g = 2.3 would need R = {wl_nm**2 / (fsr_nm * math.tau * 2.3 * 1e3):.4g} µm), or, for a ring of "
+            "another platform (silicon, silicon nitride), read its line shape with --line-shape-only "
+            "(analyze_spectrum): the physical stage models TFLN only")
     return ng
 
 
