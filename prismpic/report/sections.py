@@ -126,7 +126,7 @@ def claim_rows(claims: list[dict], texts: dict[str, str] | None = None, assumpti
             "modeled": modeled, "modeled_range": modeled_range,
             "verdict": str(c.get("verdict", "")), "condition": str(c.get("condition") or ""),
             "tolerance": _as_text(c["tolerance"], unit) if c.get("tolerance") is not None else "",
-            "assumptions": _assumptions(c.get("assumptions"), assumptions),
+            "assumptions": _assumptions(c.get("assumptions"), assumptions), "basis": str(c.get("basis") or ""),
             "section": section, "section_title": TITLES.get(section, section.replace("_", " ")),
         })
     return rows

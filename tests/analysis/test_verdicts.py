@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from scipy import constants
 
-from prismpic.analysis.ledger import claims
-from prismpic.analysis.ledger import verdicts
+from prismpic.analysis.ledger import claims, verdicts
 from prismpic.analysis.ledger.assumptions import assumption
-from prismpic.analysis.ledger.claims_s1_system import RETICLE_MM2, RINGS_S1_18, bitonic_topk_stages
+from prismpic.analysis.ledger.claims_s1_system import RINGS_S1_18, bank_area_mm2, bitonic_topk_stages
 from prismpic.analysis.ledger.verdicts import TOLERANCES, Judge, Tolerance, judge
 
 
@@ -124,8 +123,14 @@ def test_deployment_flips_are_the_arithmetic():
     js = {j.entry.quantity.split(":")[0]: j for j in claims.judgements(ids=["S1-18"])}
     drivers = next(j for q, j in js.items() if q.startswith("static power"))
     assert drivers.sensitivity[0].flips == pytest.approx((300.0 / RINGS_S1_18 * 1e3,), rel=1e-5)
+    # one floorplan: the bumps cover the 4 banks of the area row (4 × the bank's area at the nominal channel pitch)
     bumps = next(j for q, j in js.items() if q.startswith("electrode routing"))
-    assert bumps.sensitivity[0].flips == pytest.approx((math.sqrt(RETICLE_MM2 * 1e6 / RINGS_S1_18),), rel=1e-5)
+    area = next(j for q, j in js.items() if q.startswith("area of one"))
+    bank_mm2 = area.entry.modeled
+    assert bank_mm2 == pytest.approx(bank_area_mm2(assumption("channel_pitch_um").nominal))
+    pitch = next(s for s in bumps.sensitivity if s.name == "bump_pitch_um")
+    assert pitch.flips == pytest.approx((math.sqrt(4 * bank_mm2 * 1e6 / RINGS_S1_18),), rel=1e-5)
+    assert assumption("bump_pitch_um").lo <= 10.0  # hybrid bonding is inside the pitch range
 
 
 def _bitonic_sort_rows(x):
@@ -174,10 +179,10 @@ def test_bitonic_stage_count_from_a_running_network(n, k):
 
 
 def test_tornado_figure(tmp_path):
-    entries = claims.ledger(ids=["S1-17", "S1-18"])
-    out = verdicts.tornado_figure(entries, tmp_path / "tornado.png")
+    judged = claims.judgements(ids=["S1-17", "S1-18"])
+    out = verdicts.tornado_figure(judged, tmp_path / "tornado.png")
     assert out is not None and (tmp_path / "tornado.png").read_bytes()[:4] == b"\x89PNG"
-    none = [e for e in entries if e.verdict != "depends"]
+    none = [j for j in judged if j.entry.verdict != "depends"]
     assert verdicts.tornado_figure(none, tmp_path / "none.png") is None and not (tmp_path / "none.png").exists()
 
 

@@ -99,6 +99,8 @@ def _edge_coupler_loss_db() -> float:
 
 
 def _build() -> dict[str, Assumption]:
+    """{name: Assumption} of every unknown. Long because it is the registry's one table: one entry per
+    assumption, with its range and source, grouped by subject."""
     from prismpic.analysis.system.accelerator import PtuConfig
     from prismpic.analysis.system.energy import GpuScanParams, PrismEnergyParams
     from prismpic.components import ring_physics
@@ -111,9 +113,19 @@ def _build() -> dict[str, Assumption]:
         # ---- ring and link
         Assumption("ring_gap_um", "drawn ring–bus coupling gap", ring_physics.GAP, 0.2, 0.3, "µm",
                    "S1-11: rings coupled through 200–300 nm gaps (S1-10 states no gap); nominal the model's default"),
-        Assumption("loss_db_per_cm", "waveguide propagation loss", LOSS_DB_PER_CM, 0.1, 1.0, "dB/cm",
-                   "assumption: TFLN ridges from 0.03 dB/cm (Zhang et al., Optica 4, 1536 (2017)) to ~1 dB/cm in "
-                   "less mature processes; nominal the stack's default", "log"),
+        Assumption("loss_db_per_cm", "waveguide propagation loss", LOSS_DB_PER_CM, 0.027, 1.0, "dB/cm",
+                   "TFLN ridges from 0.027 dB/cm (2.7 dB/m, intrinsic Q ≈ 10⁷: Zhang et al., Optica 4, 1536 (2017)) "
+                   "to ~1 dB/cm in less mature processes (assumption); nominal the stack's default", "log"),
+        Assumption("bend_loss_scale", "ring bend radiation loss, relative to the fitted model", 1.0, 0.5, 3.0, "×",
+                   "assumption: prismpic.pdk.dispersion.bend_loss_db_per_cm fits ln Im n_eff of PML bend solves of one "
+                   "crystal orientation (TE, z) linear in R; the X-cut ring's other orientation, the fit and its "
+                   "extrapolation below ~0.1 dB/cm are unresolved (devices issue): 0.5–3× (the other orientation's higher index "
+                   "confines better); below 1 the ring's loss can fall by at most its propagation loss (the ring model "
+                   "takes no negative loss: claims_context.ring_design_at)", "log"),
+        Assumption("bank_loss_vs_model_db", "ring bank's worst-channel drop loss, relative to the modeled stage",
+                   0.0, -4.0, 3.0, "dB", "lo: −4 dB reaches S1-12's own 3.2 dB worst case from the modeled bank stage "
+                   "(prismpic.analysis.system.link_budget: a programmed-to-+1 bank, worst channel); hi: +3 dB, "
+                   "assumption (bend loss at its high scale, neighbouring orders)"),
         Assumption("coupler_loss_db", "fiber–chip edge-coupler loss", edge, min(1.0, edge), max(5.0, edge), "dB",
                    "nominal: prismpic.components.io edge coupler at 1.55 µm; range: assumption (mode-size converters "
                    "reach ≈ 1–2 dB/facet, untapered facets several dB)"),
@@ -128,9 +140,10 @@ def _build() -> dict[str, Assumption]:
         Assumption("bank_laser_share", "share of S1-12's +20 dBm laser each bank receives", 1.0, 0.25, 1.0, "",
                    "1 = every bank its own +20 dBm laser; 1/4 = one laser split over S1-13's 4 banks"),
         # ---- recall data and drift
-        Assumption("separation", "data separation S of the true top-k (bulk σ)", 0.0, 0.0, 6.0, "σ",
+        Assumption("separation", "data separation S of the true top-k (bulk σ)", 0.0, 0.0, 8.0, "σ",
                    "prismpic.analysis.recall.planted: 0 = the i.i.d. Gaussian null (the PRISM authors' recall model); "
-                   "2–6 = increasingly separated top blocks (retrieval-like heads; recall issue)", resolution=0.01),
+                   "2–8 = increasingly separated top blocks (retrieval-like heads; recall issue); the range runs to "
+                   "8 σ so that flips near 6 σ are not at its edge", resolution=0.01),
         Assumption("drift_common_fraction", "common-mode share of the drift variance", 0.9, 0.0, 1.0, "",
                    "assumption: a chip's temperature drift is largely common to all rings (0.9), local gradients the "
                    "rest; 0 = every ring its own drift (the seed's implicit model)", resolution=0.001),
@@ -147,14 +160,12 @@ def _build() -> dict[str, Assumption]:
                    512.0, "", "S1-07: signatures change every 64–512 tokens", "log"),
         Assumption("tia_power_1ghz_mw", "TIA power per balanced pair (1 GHz)", e.tia_power_w * 1e3, 1.0, 10.0, "mW",
                    "energy.py: CMOS TIAs 1–10 mW at ~1 GHz †", "log"),
-        Assumption("adc_fom_fj_per_step", "ADC Walden figure of merit", e.adc_fom_walden_j_per_step * 1e15, 10.0,
-                   50.0, "fJ/step", "energy.py/accelerator.py: ≈ 10–50 fJ/step at GS/s (Murmann ADC survey) †", "log"),
+        Assumption("adc_fom_fj_per_step", "ADC Walden figure of merit", e.adc_fom_walden_j_per_step * 1e15, 5.0,
+                   50.0, "fJ/step", "energy.py/accelerator.py: ≈ 5–50 fJ/step at GS/s (Murmann ADC survey: the best "
+                   "GS/s converters ≈ 5 fJ/step) †", "log"),
         Assumption("sort_fj_per_compare", "energy of one compare-and-swap", e.sort_energy_j_per_compare * 1e15, 20.0,
                    200.0, "fJ", "energy.py: one 8-bit compare-and-swap in a modern CMOS node ≈ 50 fJ †; "
                    "range assumption", "log"),
-        Assumption("laser_on_time_per_query_ns", "laser and TIA on-time per query", 78e3, 1.0, 78e3, "ns",
-                   "1 ns = laser and TIAs gated to the query's one symbol; 78 µs = a CW laser and biased TIAs idle "
-                   "between decode queries (a ≈ 20 ms decode step, energy.py, over 32 layers × 8 KV heads)", "log"),
         Assumption("selected_k", "blocks selected and fetched per query", 8, 8, 32, "blocks",
                    "S1-14 judges recall@8; S1-15 selects k = 32", "log", True),
         Assumption("hbm_pj_per_bit", "HBM read energy", g.hbm_energy_j_per_bit * 1e12, 2.0, 6.0, "pJ/bit",
@@ -179,8 +190,38 @@ def _build() -> dict[str, Assumption]:
         Assumption("driver_static_mw", "static power per held ring voltage", 1.0, 0.01, 10.0, "mW",
                    "assumption: 10 µW = shared DACs refreshing sample-and-hold electrodes; 10 mW = a dedicated "
                    "tens-of-volt amplifier per ring", "log"),
-        Assumption("bump_pitch_um", "bump / pad pitch to the driver chip", 100.0, 40.0, 150.0, "µm",
-                   "assumption: 40 µm micro-bumps to 150 µm flip-chip (C4) bumps", "log"),
+        Assumption("bump_pitch_um", "bump / pad pitch to the driver chip", 100.0, 9.0, 150.0, "µm",
+                   "assumption: 9 µm hybrid (Cu–Cu direct) bonding (≤ 10 µm, e.g. TSMC SoIC †), 40 µm micro-bumps, to "
+                   "150 µm flip-chip (C4) bumps; nominal 100 µm flip-chip", "log"),
+        Assumption("driver_output_ohm", "output resistance of the ring's voltage driver", 50.0, 25.0, 1000.0, "Ω",
+                   "assumption: a 50 Ω RF driver; tens-of-volt amplifiers and sample-and-hold switches up to ≈ 1 kΩ",
+                   "log"),
+        Assumption("laser_tia_duty", "share of each decode query slot the laser and TIAs are on", 1.0, 1e-5, 1.0,
+                   "", "decode gives one query per layer and KV head per step (32 × 8 per ≈ 20 ms: a 78 µs slot); 1 = "
+                   "a CW laser and biased TIAs; 1e-5 = both gated to ≈ 1 ns per slot (assumption: burst-mode parts)",
+                   "log"),
+        Assumption("chip_temperature_swing_k", "temperature excursion of the chip between re-calibrations", 1.0,
+                   0.01, 10.0, "K", "assumption: 0.01 K = a stabilised TEC loop; 1 K an ordinary one; 10 K an "
+                   "uncontrolled card in a server's airflow", "log"),
+        Assumption("electronic_bytes_per_cycle", "memory bytes an electronic scorer reads per clock", 128.0, 32.0,
+                   1024.0, "B", "assumption: 128 B/cycle = one GPU SM's L1 port †; 32 B a narrow ASIC SRAM port; "
+                   "≈ 1 kB an HBM3 stack at ≈ 1 GHz †", "log"),
+        Assumption("pcm_write_us", "time of one PCM cell's write pulse", 100.0, 1.0, 1000.0, "µs",
+                   "assumption: GSST amorphises under sub-µs–µs pulses and crystallises under ≈ 10 µs–ms ones "
+                   "(Zhang et al., Nat. Nanotechnol. 16, 661 (2021) †); a model switch writes both ways", "log"),
+        Assumption("pcm_parallel_writes", "PCM cells written at once", 16384.0, 128.0, 2097152.0, "cells",
+                   "assumption: one row per core at a time (128 × 128) nominal; 128 = one heater driver per core; "
+                   "2.1 M = every cell at once (power-limited)", "log", True),
+        Assumption("pcm_cell_loss_db", "insertion loss of one PCM cell with its crossing", 0.1, 0.02, 0.5, "dB",
+                   "assumption: low-loss waveguide crossings ≈ 0.02–0.2 dB †, GSST's amorphous k ≈ 10⁻⁴ "
+                   "(REFERENCES.md) adds little; 0.5 dB a lossy cell", "log"),
+        Assumption("hcf_loss_db_per_km", "hollow-core fiber loss", 0.091, 0.08, 0.2, "dB/km",
+                   "REFERENCES.md: DNANF 0.091 dB/km at 1550 nm, < 0.2 dB/km over 66 THz (Petrovich et al., "
+                   "Nat. Photon. (2025))", "log"),
+        Assumption("detector_integration_loss_db", "coupling loss to a heterogeneously integrated Ge detector",
+                   1.0, 0.5, 3.0, "dB", "assumption: Ge is not grown on LN; a bonded or transfer-printed Ge(-on-Si) "
+                   "detector couples through a taper or grating (≈ 0.5–3 dB †); nominal S1-12's 1 dB chip–detector "
+                   "stage"),
         # ---- PTU readout and amplifiers
         Assumption("adc_bits", "ADC resolution", ptu.adc_bits, 4, 8, "bit",
                    "accelerator.py: 8 bit; S1-14/S1-20 rank with 4–6 bit", "linear", True),

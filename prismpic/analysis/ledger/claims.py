@@ -2,7 +2,8 @@
 
 Each ``@claim("S1-xx")`` function (in ``claims_s1_device``, ``claims_s1_system`` and ``claims_s2``) returns
 ``verdicts.Judge`` objects: a model of the judged quantity as a function of named assumptions
-(``assumptions``), the seed's claimed value or prismpic's criterion, and the quantity's one tolerance.
+(``assumptions``) or its stated basis, the seed's claimed value or prismpic's criterion, the quantity's one
+tolerance and, where the claim is a bound, its side.
 ``verdicts.judge`` evaluates each at nominal and over the assumptions' ranges and gives the verdict
 (``consistent``, ``inconsistent``, ``depends`` with the condition that flips it, or ``needs-data``);
 no verdict is typed by hand. ``ledger()`` runs them all.

@@ -14,8 +14,9 @@ import math
 from prismpic.analysis.ledger.assumptions import assumption
 
 PROCESS_NAMES = ("film_thickness", "etch_depth", "sidewall_angle_deg", "width_bias", "gap_bias")
-RING_NAMES = (*PROCESS_NAMES, "loss_db_per_cm")
+RING_NAMES = (*PROCESS_NAMES, "loss_db_per_cm", "bend_loss_scale")
 WAFER = ("film_thickness", "etch_depth", "sidewall_angle_deg")
+MAX_LOSS_DB_PER_CM = 100.0  # the ring model's valid range of loss_db_per_cm (ring_physics.check_ring_physics)
 RECALL_SIZES = {"n_blocks": 500, "d": 32, "k": 8, "n_trials": 512, "queries_per_state": 8}  # S1-14's 500 blocks
 
 
@@ -43,11 +44,27 @@ def _ring_specs_cached(design: tuple, values: tuple) -> dict:
 def ring_at(ctx: dict, point: dict) -> dict:
     """Specs (``rings.ring_specs``) of the report's drawn ring at a process point.
 
-    ``point`` may hold the process parameters, ``loss_db_per_cm`` and ``ring_gap_um`` (the drawn gap); each
-    wafer parameter moves the ring's own value by (point − the assumption's nominal), so the nominal point is
-    the report's ring itself (a calibrated film thickness stays calibrated).
+    ``point`` may hold the process parameters, ``loss_db_per_cm``, ``bend_loss_scale`` and ``ring_gap_um`` (the
+    drawn gap); each wafer parameter moves the ring's own value by (point − the assumption's nominal), so the
+    nominal point is the report's ring itself (a calibrated film thickness stays calibrated).
+    """
+    design, values = ring_design_at(ctx, point)
+    key = lambda d: tuple(sorted((k, round(float(v), 12) if isinstance(v, float) else v)  # noqa: E731
+                                 for k, v in d.items()))
+    return _ring_specs_cached(key(design), key(values))
+
+
+def ring_design_at(ctx: dict, point: dict) -> tuple[dict, dict]:
+    """(drawn ring parameters, process values) of the report's ring at ``point`` (``ring_at``).
+
+    ``bend_loss_scale`` s scales the ring's bend radiation loss: (s − 1) × the fitted bend loss of the
+    as-etched ridge at that point is added to the propagation loss (the round trip's loss is (propagation +
+    bend) × length, ``ring_physics.round_trip_loss_db``), so s = 1 is the model itself. Below 1 the ring's loss
+    falls by at most its propagation loss (the model refuses a negative loss): the low end is clipped there; the
+    added loss is clipped at the model's ``MAX_LOSS_DB_PER_CM`` (a ring past it has no resonance to speak of).
     """
     from prismpic.components import rings
+    from prismpic.pdk import dispersion
 
     design = ring_params(ctx)
     base = rings.ring_params("add_drop", design)
@@ -64,9 +81,45 @@ def ring_at(ctx: dict, point: dict) -> dict:
             "loss_db_per_cm").nominal
     design.setdefault("width", base["width"])
     design.setdefault("gap", base["gap"])
+    scale = point.get("bend_loss_scale", 1.0)
+    if scale != 1.0:
+        geo = {**base, **values}
+        bend = float(dispersion.bend_loss_db_per_cm(
+            1.55, base["radius"], design["width"] + values["width_bias"], geo["film_thickness"], geo["etch_depth"],
+            sidewall_angle_deg=geo["sidewall_angle_deg"], cladding=base["cladding"]))
+        prop = design.get("loss_db_per_cm", base["loss_db_per_cm"])
+        design["loss_db_per_cm"] = min(max(0.0, prop + (scale - 1.0) * bend), MAX_LOSS_DB_PER_CM)
+    return design, values
+
+
+@functools.lru_cache(maxsize=1024)
+def _weight_range_cached(design: tuple, values: tuple, resonance_um: float, max_voltage_v: float) -> float:
+    from prismpic.components import rings
+    from prismpic.pdk.process import apply
+
+    params = apply(dict(design), dict(values), rings.ring_params("add_drop", {}))
+
+    def weight(v):
+        s = rings.ring_add_drop_model(wl=resonance_um, **{**rings.ring_params("add_drop", params), "voltage_v": v})
+        return float(abs(s[("o1", "o4")]) ** 2 - abs(s[("o1", "o2")]) ** 2)
+
+    at_zero, detuned = weight(0.0), -weight(max_voltage_v)
+    if detuned < at_zero:  # the other tuning direction may reach further (its call skipped where it cannot matter)
+        detuned = max(detuned, -weight(-max_voltage_v))
+    return min(at_zero, detuned)
+
+
+def ring_weight_range(ctx: dict, point: dict) -> float:
+    """Signed weight range g of one ring at ``point`` (``ring_at``): |D|² − |T|² at its resonance reaches +g at
+    0 V and −g at the electrode voltage limit (either sign) (``RULES.max_electrode_voltage_v``); negative where the ring
+    cannot read a positive weight on resonance or a negative one detuned (drop below through)."""
+    from prismpic.pdk.rules import RULES
+
+    design, values = ring_design_at(ctx, point)
     key = lambda d: tuple(sorted((k, round(float(v), 12) if isinstance(v, float) else v)  # noqa: E731
                                  for k, v in d.items()))
-    return _ring_specs_cached(key(design), key(values))
+    lam = round(float(ring_at(ctx, point)["resonance_um"]), 12)
+    return _weight_range_cached(key(design), key(values), lam, float(RULES.max_electrode_voltage_v))
 
 
 def nominal_ring(ctx: dict) -> dict:
@@ -98,6 +151,8 @@ def modeled_received_dbm(ctx: dict, point: dict) -> float:
             loss = point["coupler_loss_db"]
         elif name.startswith("routing") and "loss_db_per_cm" in point:
             loss = loss * point["loss_db_per_cm"] / assumption("loss_db_per_cm").nominal
+        elif name.startswith("ring bank"):
+            loss = loss + point.get("bank_loss_vs_model_db", 0.0)
         total += loss
     return lb.laser_dbm + 10 * math.log10(point.get("bank_laser_share", 1.0)) - total
 

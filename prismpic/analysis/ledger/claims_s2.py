@@ -20,6 +20,7 @@ SYMBOL_RATE_HZ = 5e9  # S2-04
 BE_HZ = SYMBOL_RATE_HZ / 2  # Nyquist electrical bandwidth of the readout
 BO_HZ = 100e9  # one slot of S2-02's 100 GHz grid: the ASE band reaching a wavelength's detector
 FANOUT_DB = 10 * math.log10(128)  # a row's light spreads over the 128 columns of a crossbar before the detectors
+SEED_ARITHMETIC = "the seed's own arithmetic (S2's card: 128 cores of 128 × 128 crossings, 64 λ, 5 GHz)"
 
 
 def _ptu(p: dict | None = None, readout: str = "per_wavelength"):
@@ -40,7 +41,7 @@ def s2_01(ctx):
     per_card = resident_parameters()
     return [Judge("S2-01", "cards to hold an 8B-parameter model as PCM weights", "cards", lambda p: 8e9 / per_card,
                   "max", claimed="8B–32B parameters stay resident", criterion="one card", target=1.0, section="energy",
-                  reason=f"a card holds {per_card / 1e6:.1f} M weights (one per crossing): 8B parameters need "
+                  basis=SEED_ARITHMETIC, reason=f"a card holds {per_card / 1e6:.1f} M weights (one per crossing): 8B parameters need "
                   f"{8e9 / per_card:,.0f} cards, 32B {32e9 / per_card:,.0f}")]
 
 
@@ -49,7 +50,7 @@ def s2_02(ctx):
     span = N_WAVELENGTHS * 0.8
     return [Judge("S2-02", "span of 64 wavelengths on a 100 GHz grid", "nm", lambda p: span, "max",
                   claimed="64 wavelengths in one waveguide", criterion="within the C+L bands (≈ 95 nm)",
-                  target=35.0 + 60.0, section="energy",
+                  target=35.0 + 60.0, section="energy", basis="the seed's 64 × 0.8 nm against the C+L bands' width",
                   reason=f"{span:.0f} nm fits the C+L bands; PCM weights are broadband, so one weight serves all")]
 
 
@@ -58,12 +59,15 @@ def s2_03(ctx):
     return [
         Judge("S2-03", "MACs per clock per core, per-wavelength readout", "MAC",
               lambda p: float(_ptu(p).macs_per_clock_core), "arithmetic", claimed=1e6, section="energy",
+              basis=SEED_ARITHMETIC,
               reason=f"128 × 128 × 64 = 1,048,576 holds only with a demultiplexer and "
-              f"{_ptu().detectors_per_core:,} detectors + ADCs per core (PCM weights are broadband: the wavelengths "
-              "carry a batch of input vectors)"),
+              f"{_ptu().detectors_per_core:,} detectors + ADCs per core, and only as a batch: PCM weights are "
+              "broadband, so a crossing applies its one weight to all 64 wavelengths; with one input element per "
+              "wavelength (S2-02) those are 64 products by the same weight, useful only if the 64 wavelengths carry "
+              "64 input vectors (a batch), not 64 elements of one vector"),
         Judge("S2-03", "MACs per clock per core, broadband readout (one detector per column)", "MAC",
               lambda p: float(_ptu(p, "broadband").macs_per_clock_core), "arithmetic", claimed=1e6, section="energy",
-              reason="a column detector sums all wavelengths: y = Σ_r W_rc Σ_λ x_rλ gives rows × cols MACs, 64× fewer"),
+              basis=SEED_ARITHMETIC, reason="a column detector sums all wavelengths: y = Σ_r W_rc Σ_λ x_rλ gives rows × cols MACs, 64× fewer"),
     ]
 
 
@@ -71,12 +75,12 @@ def s2_03(ctx):
 def s2_04(ctx):
     return [
         Judge("S2-04", "card throughput: the seed's own numbers vs its '1.3 PFLOPS'", "FLOP/s",
-              lambda p: _ptu(p).flops_card, "arithmetic", claimed=1.3e15, section="energy",
+              lambda p: _ptu(p).flops_card, "arithmetic", claimed=1.3e15, section="energy", basis=SEED_ARITHMETIC,
               reason=lambda m, p: f"128 cores × 128·128·64 MAC × 2 FLOP × 5 GHz = {m:.3g} FLOP/s = 1.34 EFLOPS, "
               "1000× the stated figure: the seed's arithmetic and its headline disagree"),
         Judge("S2-04", "card throughput with broadband readout (one detector per column)", "FLOP/s",
               lambda p: _ptu(p, "broadband").flops_card, "min", claimed=1.3e15, section="energy",
-              reason=lambda m, p: f"{m:.3g} FLOP/s: 'more than 1.3 PFLOPS' holds even without per-wavelength readout"),
+              basis=SEED_ARITHMETIC, reason=lambda m, p: f"{m:.3g} FLOP/s: 'more than 1.3 PFLOPS' holds even without per-wavelength readout"),
     ]
 
 
@@ -89,7 +93,8 @@ def s2_05(ctx):
 
     return [Judge("S2-05", "readout power with every path inactive, relative to full activity", "", idle_share,
                   "max", claimed="inactive paths consume almost no energy", criterion="≤ 0.1 ('almost none')",
-                  target=0.1, section="energy",
+                  target=0.1, section="energy", basis="the readout model (prismpic.analysis.system.accelerator): "
+                  "ADCs and TIAs draw their power every clock",
                   reason=f"every ADC samples and every TIA is biased each clock, active path or not: "
                   f"{(_ptu().adc_power_w + _ptu().tia_power_w) / 1e3:.1f} kW of per-wavelength readout does not scale "
                   "with sparsity")]
@@ -119,17 +124,37 @@ def s2_07(ctx):
     return [Judge("S2-07", "products of two activations the token loop forms per head and token", "products",
                   lambda p: 0.0, "min", claimed="PCM array attenuates (X × W); coupler merges the KV light",
                   criterion="attention's q·Kᵀ and a·V: 2·n·d_h products at 4K", target=float(needed),
-                  section="energy", reason="the PCM array multiplies light by stored weights and a directional coupler "
-                  "adds fields: neither multiplies the query by circulating keys, so the loop forms no q·Kᵀ; that "
-                  "needs an electro-optic modulator per product (EAMs are not native to TFLN) or re-programming the "
-                  "PCM with the keys every token (µs per row, S2-08)")]
+                  section="energy", basis="the loop's own elements as S2-07 lists them",
+                  reason="the PCM array multiplies light by stored weights and a directional coupler adds fields: "
+                  "neither multiplies the query by circulating keys, so the loop forms no q·Kᵀ; that needs a modulator "
+                  "driven by one activation on light carrying the other, per product (S2-07's EAMs encode the input, "
+                  "not such products), or re-programming the PCM with the keys every token (µs–ms per write, S2-08)")]
 
 
 @claim("S2-08")
 def s2_08(ctx):
-    return [Judge("S2-08", "photonic multiply gates (PCM cells) per card", "cells",
-                  lambda p: float(_ptu(p).weights_card), "arithmetic", claimed=2.1e6, section="energy",
-                  reason="128 cores × 128 × 128 crossings = 2.10 M")]
+    cells = float(_ptu().weights_card)
+
+    def switch_us(p):  # every cell written, pcm_parallel_writes at a time
+        return cells / p["pcm_parallel_writes"] * p["pcm_write_us"]
+
+    return [
+        Judge("S2-08", "photonic multiply gates (PCM cells) per card", "cells",
+              lambda p: float(_ptu(p).weights_card), "arithmetic", claimed=2.1e6, section="energy",
+              basis=SEED_ARITHMETIC, reason="128 cores × 128 × 128 crossings = 2.10 M"),
+        Judge("S2-08", "model switch: time to re-write every PCM cell of the card", "µs", switch_us, "max",
+              claimed="model switch in µs", criterion="≤ 10 µs", target=10.0,
+              assumptions=("pcm_write_us", "pcm_parallel_writes"), section="energy",
+              reason=lambda m, p: f"{cells:,.0f} cells, {int(p['pcm_parallel_writes']):,} at a time, "
+              f"{p['pcm_write_us']:g} µs per write: {m:,.0f} µs at nominal; GSST's crystallisation (the write that "
+              "restores transmission) takes longer than the µs amorphising pulse"),
+        Judge("S2-08", "loss through a row of 128 PCM cells (cell + crossing each)", "dB",
+              lambda p: 128 * p["pcm_cell_loss_db"], "max", claimed="2.1 M photonic multiply gates",
+              criterion="≤ the loss one SOA stage restores", target=lambda p: p["stage_loss_db"],
+              assumptions=("pcm_cell_loss_db", "stage_loss_db"), section="noise",
+              reason=lambda m, p: f"128 × {p['pcm_cell_loss_db']:g} dB = {m:.1f} dB along a row, before the "
+              f"{FANOUT_DB:.1f} dB column fan-out; a row's loss grows with the crossbar's size"),
+    ]
 
 
 def _stage_budget(p: dict, with_soa: bool):
@@ -172,6 +197,19 @@ def xgm_gain_ripple(p: dict) -> float:
     return float(np.sqrt(np.trapezoid(h2 * spec, f) / np.trapezoid(spec, f)) / math.sqrt(N_WAVELENGTHS))
 
 
+def loop_km(p: dict) -> float:
+    """Hollow-core fiber length (km) holding S1-01's 16 GiB KV cache in flight (S2-06)."""
+    from prismpic.analysis.system.energy import kv_cache_bytes
+    from prismpic.analysis.system.kv_capacity import fiber_length_for_bytes
+
+    return fiber_length_for_bytes(kv_cache_bytes(), SYMBOL_RATE_HZ, N_WAVELENGTHS, p["bits_per_symbol"]) / 1e3
+
+
+def loop_soas(p: dict) -> int:
+    """SOAs that restore one round trip's fiber loss, each restoring ``stage_loss_db``."""
+    return max(1, math.ceil(loop_km(p) * p["hcf_loss_db_per_km"] / p["stage_loss_db"]))
+
+
 @claim("S2-09")
 def s2_09(ctx):
     one = ("ptu_channel_dbm", "stage_loss_db", "soa_nf_db", "receiver_noise_pa_per_rthz")
@@ -187,7 +225,17 @@ def s2_09(ctx):
               criterion="≥ the SNR a b-bit ADC resolves, 6.02·b + 1.76 dB",
               target=lambda p: 6.02 * p["adc_bits"] + 1.76, assumptions=(*one, "soa_stages", "adc_bits"),
               section="noise", reason=lambda m, p: f"{m:.1f} dB after {int(p['soa_stages'])} stages: each adds the "
-              "same ASE, so the SNR falls ≈ 10·log10 n once ASE dominates"),
+              "same ASE, so the SNR falls ≈ 10·log10 n once ASE dominates; no single assumption's range reaches the "
+              "ADC's SNR, only the corner where several sit at their favourable ends together (few stages, a coarse "
+              "ADC, high power), so 'depends' here rests on that one corner"),
+        Judge("S2-09", "SNR after one round trip of the fiber loop holding 16 GiB (SOAs restore its loss)", "dB",
+              lambda p: cascade_snr_db(p, loop_soas(p)), "min", claimed="SOAs in the fiber loop compensate loss",
+              criterion="≥ the SNR a b-bit ADC resolves, 6.02·b + 1.76 dB",
+              target=lambda p: 6.02 * p["adc_bits"] + 1.76,
+              assumptions=(*one, "hcf_loss_db_per_km", "bits_per_symbol", "adc_bits"), section="noise",
+              reason=lambda m, p: f"the loop that holds S1-01's 16 GiB (S2-06) is {loop_km(p):,.0f} km: "
+              f"{loop_km(p) * p['hcf_loss_db_per_km']:,.0f} dB per round trip, {loop_soas(p):,} SOAs of "
+              f"{p['stage_loss_db']:g} dB, {m:.1f} dB after one trip (the data circulate for many tokens)"),
         Judge("S2-09", "cross-gain modulation: gain ripple the other 63 channels impose", "", xgm_gain_ripple, "max",
               claimed="SOAs between the 128 cores compensate loss", criterion="≤ one LSB of the b-bit readout, 2^−b",
               target=lambda p: 2.0 ** -p["adc_bits"],
@@ -207,7 +255,14 @@ def s2_10(ctx):
                   claimed="hundreds to thousands of times a GPU's", criterion="≥ 100×", target=100.0,
                   assumptions=("adc_bits", "adc_fom_fj_per_step", "tia_power_5ghz_mw"), section="energy",
                   reason=lambda m, p: f"{m:.0f}× an H100 (990 TFLOP/s at 700 W †) with {int(p['adc_bits'])}-bit ADCs "
-                  "at 5 GS/s: the readout alone decides, before lasers, SOAs and control")]
+                  "at 5 GS/s: the readout alone decides, before lasers, SOAs and control"),
+            Judge("S2-10", "power of PTU cards matching a GPU rack's throughput, as a share of the rack's GPU power",
+                  "", lambda p: 1.0 / ratio(p), "max", claimed="a tenth of a rack's power for comparable throughput",
+                  criterion="≤ 0.1", target=0.1, assumptions=("adc_bits", "adc_fom_fj_per_step", "tia_power_5ghz_mw"),
+                  section="energy",
+                  reason=lambda m, p: f"cards of readout power alone (the S2-10 ratio's inverse): {m:.3f} of the "
+                  "GPUs' power at nominal, whatever the rack's size; lasers, SOAs, control and cooling come on top, "
+                  "so this is a lower bound on the share")]
 
 
 @claim("S2-11")
@@ -217,5 +272,7 @@ def s2_11(ctx):
     per_card = resident_parameters()
     return [Judge("S2-11", "cards to hold the 1B-parameter validation model", "cards", lambda p: 1e9 / per_card, "max",
                   claimed="single-card validation (1B model)", criterion="one card", target=1.0, section="energy",
+                  basis=SEED_ARITHMETIC,
                   reason=f"{per_card / 1e6:.1f} M cells per card: a 1B model needs {1e9 / per_card:.0f} cards, or "
-                  "re-programming the card {1e9 / per_card:.0f} times per token (1.7 nJ/dB PCM writes, µs each)")]
+                  f"re-programming the card {1e9 / per_card:.0f} times per token (1.7 nJ/dB PCM writes, µs–ms each, "
+                  "S2-08)")]

@@ -19,13 +19,21 @@ Two sign changes inside one grid step are not resolved (grids have ``GRID`` poin
 
 ``needs-data``: the judge names what data the claim needs (``Judge.needs``); a model value may still be
 shown. ``tornado_figure`` draws the most influential assumptions of the ``depends`` entries.
+
+Tolerance kinds are ``Kind`` (abs, rel, ratio, min, max) with one dispatch, ``Tolerance.band``, used by the
+margin and the tornado plot alike; an unknown kind raises. A claim that is a bound ('< 2 %', 'cuts 8×') is
+judged one-sided (``Judge.side``), so a better-than-claimed value is not scored inconsistent. Every entry names
+its assumptions or its ``basis`` (e.g. the seed's own arithmetic). Nothing is kept between calls: ``judge``
+returns a ``Judgement`` and the callers keep it.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
 
 import numpy as np
 from scipy import optimize
@@ -59,6 +67,7 @@ class Entry:
     reason: str
     assumptions: tuple[str, ...] = ()
     section: str = ""
+    basis: str = ""
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -66,33 +75,73 @@ class Entry:
         return d
 
 
+class Kind(Enum):
+    """How a tolerance compares a modeled value m with its target t: ``ABS`` |m − t| ≤ value; ``REL``
+    |m − t| ≤ value·|t|; ``RATIO`` t/value ≤ m ≤ t·value; ``MIN`` m ≥ t; ``MAX`` m ≤ t (bounds: value unused)."""
+
+    ABS = "abs"
+    REL = "rel"
+    RATIO = "ratio"
+    MIN = "min"
+    MAX = "max"
+
+
+class Side(Enum):
+    """Which side of a claimed value a claim commits to: ``BOTH`` (a value, '≈ 8.3 nm'), ``AT_MOST`` (an upper
+    bound, '< 2 %', 'only 10 ps': a smaller modeled value is not a contradiction), ``AT_LEAST`` ('cuts 8×')."""
+
+    BOTH = "both"
+    AT_MOST = "at_most"
+    AT_LEAST = "at_least"
+
+
+# the one dispatch on a tolerance's kind: the band [lo, hi] of modeled values where it holds, for target t
+_BANDS: dict[Kind, Callable[[float, float], tuple[float, float]]] = {
+    Kind.ABS: lambda t, v: (t - v, t + v),
+    Kind.REL: lambda t, v: (t - v * abs(t), t + v * abs(t)),
+    Kind.RATIO: lambda t, v: (t / v, t * v),
+    Kind.MIN: lambda t, v: (t, math.inf),
+    Kind.MAX: lambda t, v: (-math.inf, t),
+}
+
+
 @dataclass(frozen=True)
 class Tolerance:
-    """How a modeled value is compared with its target: ``abs`` |m − t| ≤ value; ``rel`` |m − t| ≤ value·|t|;
-    ``ratio`` t/value ≤ m ≤ t·value; ``min`` m ≥ t; ``max`` m ≤ t (bounds: ``value`` unused)."""
+    """How a modeled value is compared with its target (``Kind``); ``kind`` may be given as its name."""
 
-    kind: str
+    kind: Kind
     value: float
     text: str
 
-    def margin(self, modeled: float, target: float) -> float:
-        """> 0 where the tolerance holds, < 0 where it fails (continuous in ``modeled``)."""
+    def __post_init__(self):
+        try:
+            object.__setattr__(self, "kind", Kind(self.kind))
+        except ValueError:
+            raise ValueError(f"tolerance kind {self.kind!r} is unknown; valid kinds are "
+                             f"{[k.value for k in Kind]}") from None
+
+    def band(self, target: float, side: Side | str = Side.BOTH) -> tuple[float, float]:
+        """[lo, hi] of the modeled values where the tolerance holds around ``target`` (one side open for a
+        claim that is a bound: ``side``)."""
+        lo, hi = _BANDS[self.kind](float(target), self.value)
+        side = Side(side)
+        return (-math.inf if side is Side.AT_MOST else lo), (math.inf if side is Side.AT_LEAST else hi)
+
+    def margin(self, modeled: float, target: float, side: Side | str = Side.BOTH) -> float:
+        """> 0 where the tolerance holds, < 0 where it fails (continuous in ``modeled``); in ln for ``RATIO``."""
         m, t = float(modeled), float(target)
         if not (math.isfinite(m) and math.isfinite(t)):
             return -math.inf
-        if self.kind == "abs":
-            return self.value - abs(m - t)
-        if self.kind == "rel":
-            return self.value * abs(t) - abs(m - t)
-        if self.kind == "ratio":
-            return math.log(self.value) - abs(math.log(m / t)) if m > 0 and t > 0 else -math.inf
-        if self.kind == "min":
-            return m - t
-        return t - m
+        lo, hi = self.band(t, side)
+        if self.kind is Kind.RATIO:
+            if not (m > 0 and t > 0):
+                return -math.inf
+            return min(math.log(m / lo) if lo > 0 else math.inf, math.log(hi / m) if math.isfinite(hi) else math.inf)
+        return min(m - lo, hi - m)
 
     @property
     def is_bound(self) -> bool:
-        return self.kind in ("min", "max")
+        return self.kind in (Kind.MIN, Kind.MAX)
 
 
 # One tolerance per quantity: every entry judging the same quantity uses the same row (the ledger's test
@@ -110,6 +159,8 @@ TOLERANCES = {
     "energy_ratio": Tolerance("ratio", 2.0, "within a factor 2 (a ratio of energies known to factors)"),
     "latency": Tolerance("ratio", 2.0, "within a factor 2 (gate and wire delays known to factors)"),
     "intensity": Tolerance("ratio", 2.0, "within a factor 2 ('about')"),
+    "impairment_range_db": Tolerance("abs", 7.5, "inside the stated range: −22.5 ± 7.5 dB"),
+    "count": Tolerance("ratio", 2.0, "within a factor 2 ('≈', a cycle or stage count)"),
     "min": Tolerance("min", 0.0, "bound"),
     "max": Tolerance("max", 0.0, "bound"),
 }
@@ -123,7 +174,9 @@ class Judge:
     ``assumptions``). ``target``: the number compared (default ``claimed``), or a function of the point
     (a criterion that moves with an assumption, e.g. the SNR a b-bit ADC needs). ``reason``: text, or a
     function (nominal modeled value, nominal point) -> text. ``needs``: what data would judge it
-    (verdict ``needs-data``).
+    (verdict ``needs-data``). ``side``: ``Side.AT_MOST``/``AT_LEAST`` where the claim is a bound ('< 2 %',
+    '≥ 8×'), so a better-than-claimed value holds. ``basis``: for an entry without assumptions, what its value
+    rests on (e.g. "the seed's own arithmetic"); every entry names its assumptions or its basis.
     """
 
     id: str
@@ -138,6 +191,18 @@ class Judge:
     reason: str | Callable[[float, dict], str] = ""
     section: str = ""
     needs: str = ""
+    side: Side = Side.BOTH
+    basis: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "side", Side(self.side))
+        if self.tolerance not in TOLERANCES:
+            raise ValueError(f"{self.id} {self.quantity!r}: tolerance {self.tolerance!r} is unknown; valid tolerances "
+                             f"are {sorted(TOLERANCES)}")
+
+    def margin(self, modeled: float, point: dict) -> float:
+        """> 0 where the tolerance holds at ``point`` for the modeled value ``modeled``."""
+        return TOLERANCES[self.tolerance].margin(modeled, self.target_at(point), self.side)
 
     def target_at(self, point: dict) -> float:
         t = self.claimed if self.target is None else self.target
@@ -171,6 +236,7 @@ class Judgement:
     nominal: dict
     sensitivity: list[Sensitivity] = field(default_factory=list)
     points: list[tuple[dict, float]] = field(default_factory=list)
+    holds_nominal: bool | None = None  # the tolerance at the nominal point (None: needs-data)
 
     def modeled_at(self, **values) -> float:
         """The model at the nominal point with ``values`` changed."""
@@ -179,19 +245,7 @@ class Judgement:
     def holds_at(self, **values) -> bool:
         """Whether the tolerance holds at the nominal point with ``values`` changed."""
         point = {**self.nominal, **values}
-        tol = TOLERANCES[self.spec.tolerance]
-        return tol.margin(self.spec.model(point), self.spec.target_at(point)) >= 0
-
-
-_JUDGED: dict[tuple[str, str], Judgement] = {}
-
-
-def judged(entry: Entry) -> Judgement:
-    """The ``Judgement`` behind a ledger entry judged in this process (ValueError if none)."""
-    j = _JUDGED.get((entry.id, entry.quantity))
-    if j is None:
-        raise ValueError(f"entry {entry.id} {entry.quantity!r} was not judged in this process; run the ledger first")
-    return j
+        return self.spec.margin(self.spec.model(point), point) >= 0
 
 
 def tolerance_text(spec: Judge) -> str:
@@ -200,8 +254,13 @@ def tolerance_text(spec: Judge) -> str:
     if spec.needs:
         return ""
     if not tol.is_bound:
-        return tol.text
-    op = "≥" if tol.kind == "min" else "≤"
+        t = spec.claimed if spec.target is None else spec.target
+        if spec.side is Side.BOTH or callable(t) or not isinstance(t, int | float):
+            return tol.text
+        lo, hi = tol.band(t, spec.side)
+        edge = f"≤ {hi:.4g}" if spec.side is Side.AT_MOST else f"≥ {lo:.4g}"
+        return f"one-sided (the claim is a bound): {edge} {spec.unit}, {tol.text}".replace(" ,", ",")
+    op = "≥" if tol.kind is Kind.MIN else "≤"
     if callable(spec.target):
         return f"bound: {op} the criterion"
     t = spec.claimed if spec.target is None else spec.target
@@ -244,7 +303,7 @@ class _Evaluator:
     """The model's value and margin at points, each point evaluated once."""
 
     def __init__(self, spec: Judge):
-        self.spec, self.tol, self.cache = spec, TOLERANCES[spec.tolerance], {}
+        self.spec, self.cache = spec, {}
 
     def value(self, point: dict) -> float:
         k = _key(point)
@@ -253,7 +312,7 @@ class _Evaluator:
         return self.cache[k][1]
 
     def margin(self, point: dict) -> float:
-        return self.tol.margin(self.value(point), self.spec.target_at(point))
+        return self.spec.margin(self.value(point), point)
 
 
 def _flips(ev: _Evaluator, nominal: dict, name: str) -> tuple[float, ...]:
@@ -333,17 +392,16 @@ def judge(spec: Judge, max_flips: int | None = 2) -> Judgement:
     """Evaluate ``spec`` at nominal and over its assumptions' ranges (module docstring).
 
     ``max_flips``: solve the flips of at most this many assumptions (those whose own range changes the
-    verdict, the largest margin swing first); None solves them all (``prismpic claims ID --explain``).
+    verdict, the largest margin swing first); None solves them all (``prismpic claims ID --explain``); 0 solves
+    none (the condition then names a point where the verdict differs: ``prismpic claims``' summary).
     """
     nominal = {n: assumption(n).nominal for n in spec.assumptions}
     tol_text = tolerance_text(spec)
     if spec.needs:
         m0 = float(spec.model(nominal)) if spec.model is not None else None
         entry = Entry(spec.id, spec.quantity, spec.claimed, spec.criterion, m0, None, None, spec.unit, "needs-data",
-                      "", tol_text, spec.needs, spec.assumptions, spec.section)
-        j = Judgement(spec, entry, nominal)
-        _JUDGED[(spec.id, spec.quantity)] = j
-        return j
+                      "", tol_text, spec.needs, spec.assumptions, spec.section, spec.basis)
+        return Judgement(spec, entry, nominal)
     ev = _Evaluator(spec)
     m0 = ev.value(nominal)
     ok0 = ev.margin(nominal) >= 0
@@ -378,10 +436,8 @@ def judge(spec: Judge, max_flips: int | None = 2) -> Judgement:
     hi = max(values) if spec.assumptions and values else None
     reason = spec.reason(m0, nominal) if callable(spec.reason) else spec.reason
     entry = Entry(spec.id, spec.quantity, spec.claimed, spec.criterion, m0, lo, hi, spec.unit, verdict, condition,
-                  tol_text, reason, spec.assumptions, spec.section)
-    j = Judgement(spec, entry, nominal, sens, list(ev.cache.values()))
-    _JUDGED[(spec.id, spec.quantity)] = j
-    return j
+                  tol_text, reason, spec.assumptions, spec.section, spec.basis)
+    return Judgement(spec, entry, nominal, sens, list(ev.cache.values()), ok0)
 
 
 def _swing(ev: _Evaluator, lo_p: dict, hi_p: dict) -> float:
@@ -404,6 +460,38 @@ def sensitivity_rows(j: Judgement) -> list[dict]:
     return rows
 
 
+_RAW_FIELD = re.compile(r"\{[^}]*\}")
+_SAYS_HOLDS = re.compile(r"\b(it holds|claim holds|holds as claimed|indeed|is consistent)\b")
+_SAYS_FAILS = re.compile(r"\b(it fails|claim fails|does not hold|contradicts|is inconsistent)\b")
+
+
+def text_problems(e: Entry) -> list[str]:
+    """What is wrong with an entry's texts: a raw format field (``{...}``) left in the reason, condition,
+    tolerance or criterion, or a reason whose words assert the opposite of the verdict ([] when none)."""
+    out = [f"raw format field in {name}: {text!r}" for name, text in
+           (("reason", e.reason), ("condition", e.condition), ("tolerance", e.tolerance), ("criterion", e.criterion))
+           if _RAW_FIELD.search(str(text))]
+    if e.verdict == "inconsistent" and _SAYS_HOLDS.search(e.reason):
+        out.append(f"an inconsistent entry's reason says it holds: {e.reason!r}")
+    if e.verdict == "consistent" and _SAYS_FAILS.search(e.reason):
+        out.append(f"a consistent entry's reason says it fails: {e.reason!r}")
+    return out
+
+
+def deciding_assumption(j: Judgement) -> str:
+    """What decides an entry, in a few words: the assumption whose flip decides a ``depends`` verdict (or moves the
+    margin most), the entry's basis when it has no assumptions, or the data a ``needs-data`` entry needs."""
+    if j.entry.verdict == "needs-data":
+        return "needs data"
+    if not j.sensitivity:
+        return j.spec.basis
+    def flips_verdict(s: Sensitivity) -> bool:  # its own range changes the verdict (flips solved or not)
+        return bool(s.flips) or len({j.holds_nominal, s.holds_lo, s.holds_hi}) > 1
+
+    ranked = sorted(j.sensitivity, key=lambda s: (not flips_verdict(s), -s.margin_swing))
+    return assumption(ranked[0].name).label
+
+
 def _fmt(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
@@ -416,7 +504,7 @@ def explain_text(j: Judgement) -> str:
              f"  modeled: {_fmt(e.modeled)} {e.unit}" + (f"   range {_fmt(e.modeled_lo)} … {_fmt(e.modeled_hi)}"
                                                          if e.modeled_lo is not None else ""),
              f"  tolerance: {e.tolerance}", f"  verdict: {e.verdict}" + (f"   ({e.condition})" if e.condition else ""),
-             f"  reason: {e.reason}"]
+             f"  reason: {e.reason}"] + ([f"  basis: {e.basis}"] if e.basis else [])
     if j.sensitivity:
         lines.append(f"  sensitivity (each assumption over its range, the others nominal; {len(j.points)} points "
                      "evaluated in all):")
@@ -428,10 +516,10 @@ def explain_text(j: Judgement) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- figure
-def tornado_figure(entries, path, top: int = 5):
+def tornado_figure(judgements, path, top: int = 5):
     """Tornado plots of the ``top`` most influential assumptions of each ``depends`` entry; PNG.
 
-    ``entries``: ledger ``Entry`` objects (or ``Judgement``s) judged in this process. Each panel shows, per
+    ``judgements``: ``Judgement`` objects (``claims.judgements``). Each panel shows, per
     assumption, the modeled value as it moves over its range (the others nominal), the nominal value
     (black line) and where the tolerance holds (green). Returns the path, or None when no entry depends.
     """
@@ -440,8 +528,7 @@ def tornado_figure(entries, path, top: int = 5):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    js = [e if isinstance(e, Judgement) else judged(e) for e in entries]
-    js = [j for j in js if j.entry.verdict == "depends" and j.sensitivity]
+    js = [j for j in judgements if j.entry.verdict == "depends" and j.sensitivity]
     if not js:
         return None
     ncol = 2 if len(js) > 1 else 1
@@ -469,20 +556,12 @@ def _tornado_panel(ax, j: Judgement, top: int) -> None:
         ax.barh(i, hi - lo, left=lo, color="tab:orange" if s.flips else "tab:blue", height=0.6)
     ax.set_yticks(range(len(rows)), [assumption(s.name).label[:34] for s in rows], fontsize=6)
     ax.axvline(m0, color="k", lw=0.8)
-    tol = TOLERANCES[j.spec.tolerance]
     t = j.spec.target_at(j.nominal)
     x0, x1 = min(vals + [t]), max(vals + [t])
-    if tol.kind == "abs":
-        band = (t - tol.value, t + tol.value)
-    elif tol.kind == "rel":
-        band = (t - tol.value * abs(t), t + tol.value * abs(t))
-    elif tol.kind == "ratio":
-        band = (t / tol.value, t * tol.value)
-    elif tol.kind == "min":  # holds to the right of the threshold
-        band = (t, x1 * 10 if log else x1 + abs(x1 - x0) + 1)
-    else:
-        band = (x0 / 10 if log else x0 - abs(x1 - x0) - 1, t)
-    ax.axvspan(*band, color="tab:green", alpha=0.15, lw=0)
+    lo, hi = TOLERANCES[j.spec.tolerance].band(t, j.spec.side)  # open sides drawn past the data
+    lo = lo if math.isfinite(lo) else (x0 / 10 if log else x0 - abs(x1 - x0) - 1)
+    hi = hi if math.isfinite(hi) else (x1 * 10 if log else x1 + abs(x1 - x0) + 1)
+    ax.axvspan(lo, hi, color="tab:green", alpha=0.15, lw=0)
     if log:
         from matplotlib.ticker import NullFormatter
 
