@@ -18,6 +18,7 @@ from prismpic.cli import platform  # noqa: F401  (mode, tables)
 from prismpic.cli import calibrate  # noqa: F401
 from prismpic.cli import sweep  # noqa: F401
 from prismpic.cli import recall  # noqa: F401
+from prismpic.cli import transient  # noqa: F401
 from prismpic.cli import catalog  # noqa: F401
 
 __all__ = ["app", "main"]

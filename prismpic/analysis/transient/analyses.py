@@ -1,0 +1,192 @@
+"""Analyses from simulated waveforms, as typed results for the ledger and the report: the eye opening of a PRISM
+channel versus symbol rate, the settling of a ring weight update (driver RC + ring, through diffrax) against
+S1-10's 1 ns, and the end-to-end latency of one query against S1-17's 10 ps of optical transit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prismpic.analysis.transient import devices, ring_modes, simulate, waveform_metrics
+
+S1_10_TUNING_NS = 1.0  # seed S1-10: ring tuning in under 1 ns
+S1_17_TRANSIT_PS = 10.0  # seed S1-17: 10 ps of optical transit
+EYE_RATES_HZ = (1e9, 2.5e9, 5e9, 10e9, 20e9, 40e9)
+
+
+@dataclasses.dataclass(frozen=True)
+class EyeRow:
+    """Eye opening (0–1, ``waveform_metrics.eye_opening``) of a d-wavelength channel at one symbol rate."""
+
+    d: int
+    symbol_rate_hz: float
+    eye_opening: float
+    sampling_delay_ps: float
+    static_blocks: tuple[str, ...]
+
+
+def with_rate(setup: simulate.ChannelSetup, symbol_rate_hz: float, n_symbols: int,
+              samples_per_symbol: int | None = None) -> simulate.ChannelSetup:
+    """``setup`` at another symbol rate (and samples per symbol): the rings, MZM and detectors are kept; the
+    receiver (its default bandwidth follows the rate), the step and the static blocks are recomputed."""
+    sps = setup.samples_per_symbol if samples_per_symbol is None else samples_per_symbol
+    dt = simulate.check_run(symbol_rate_hz, n_symbols, sps, "symbol_rate_hz", "n_symbols")
+    back = devices.backend(setup.wl, symbol_rate_hz)
+    rise = devices.DAC_RISE_SYMBOLS * 1e12 / symbol_rate_hz
+    blocks = {"dac": simulate.dac_bandwidth_ghz(rise), "mzm": setup.front.mzm_bandwidth_ghz,
+              "detector": back.pd_bandwidth_ghz, "tia": back.tia_bandwidth_ghz}
+    static = tuple(k for k, bw in blocks.items() if not devices.dynamic(bw, dt))
+    return dataclasses.replace(setup, back=back, symbol_rate_hz=float(symbol_rate_hz), dt_ps=dt, static_blocks=static,
+                               samples_per_symbol=int(sps))
+
+
+def samples_needed(setup: simulate.ChannelSetup, volts, symbol_rate_hz: float, at_least: int = 8) -> int:
+    """The fewest samples per symbol (≥ ``at_least``) whose step resolves the channel's fastest ring pole
+    (``simulate.check_channel_step``: rate·Δt ≤ π)."""
+    rates = np.asarray(simulate.ring_mode_rates(setup.cols, volts))
+    return max(int(at_least), math.ceil(float(rates.max()) * 1e12 / symbol_rate_hz / math.pi))
+
+
+def eye_versus_rate(d: int = 8, rates_hz=EYE_RATES_HZ, n_symbols: int = 256, seed: int = 0,
+                    samples_per_symbol: int = 8, setup: simulate.ChannelSetup | None = None) -> list[EyeRow]:
+    """Eye opening of a d-wavelength PRISM channel versus symbol rate: random on/off query symbols on every
+    wavelength, ring voltages random within ±1 linewidth of tuning, no noise (ISI only: ring lifetime, DAC rise,
+    MZM, detector and TIA bandwidths). Samples per symbol: ``samples_per_symbol``, raised where a slow rate needs
+    more to resolve the rings (``samples_needed``)."""
+    from prismpic.components import rings
+
+    base = setup or simulate.channel_setup(d, rates_hz[0], samples_per_symbol, n_symbols=n_symbols, dac_bits=1)
+    rng = np.random.default_rng(seed)
+    v_lw = rings.ring_specs(1.55, "add_drop")["v_per_linewidth"]
+    volts = rng.uniform(-v_lw, v_lw, base.wl.size)
+    sym = rng.integers(0, 2, (base.wl.size, n_symbols)).astype(float)
+    target = None
+    rows = []
+    for rate in rates_hz:
+        st = with_rate(base, rate, n_symbols, samples_needed(base, volts, rate, samples_per_symbol))
+        simulate.check_channel_step(st, volts)
+        y = np.asarray(jax.jit(lambda s, v, st=st: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
+        if target is None:
+            target = np.asarray(simulate.static_currents(st, sym, volts))
+        eye, delay = waveform_metrics.eye_opening(y, target, st.samples_per_symbol)
+        rows.append(EyeRow(int(base.wl.size), float(rate), eye, delay * st.dt_ps, st.static_blocks))
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightUpdate:
+    """Settling of one ring's balanced weight after its voltage steps (driver RC + ring modes, time-varying)."""
+
+    settling_time_ps: float
+    tolerance: float
+    driver_tau_ps: float
+    photon_lifetime_ps: float
+    weight_before: float
+    weight_after: float
+    t_ps: np.ndarray
+    weight: np.ndarray
+    claim_ns: float = S1_10_TUNING_NS
+
+    @property
+    def meets_claim(self) -> bool:
+        """Whether the update settles within S1-10's time."""
+        return self.settling_time_ps <= self.claim_ns * 1e3
+
+
+def weight_update_settling(v_from: float = 0.0, v_to: float | None = None, ring_capacitance_ff: float = 20.0,
+                           driver_resistance_ohm: float = devices.DRIVER_RESISTANCE_OHM, tolerance: float = 0.01,
+                           ring: dict | None = None, n_orders: int = 1) -> WeightUpdate:
+    """Time for a ring's balanced weight |drop|² − |through|² to settle within ``tolerance`` of its step after the
+    driver switches the voltage from ``v_from`` to ``v_to`` (default: half a linewidth of tuning) through its RC.
+
+    The ring's resonance follows the electrode voltage V(t) = V₁ + (V₀ − V₁) e^{−t/RC} (Pockels: instantaneous), so
+    the mode equations are linear but time-varying, ẋ = A(V(t)) x + B(V(t)) u (``simulate.systems_from_columns``
+    at each instant): integrated by diffrax (Tsit5, adaptive steps, rtol 1e-8), the carrier on the ring's 0 V
+    resonance, the ring settled before the step.
+    """
+    import diffrax
+
+    from prismpic.circuits import bank_model
+    from prismpic.components import rings
+
+    ring = dict(ring or {})
+    spec = rings.ring_specs(1.55, "add_drop", **ring)
+    v_to = 0.5 * spec["v_per_linewidth"] if v_to is None else float(v_to)
+    tau_rc = devices.driver_tau_ps(ring_capacitance_ff, driver_resistance_ohm)
+    radius = ring.pop("radius", rings.ring_params("add_drop", {})["radius"])
+    cols = jax.jit(lambda w, r: simulate.ring_columns(w, r, ring, bank_model.RING_SPACING))(
+        np.array([spec["resonance_um"]]), np.array([radius]))
+    tau_e = spec["q_loaded"] * spec["resonance_um"] / (2 * math.pi * ring_modes.C_UM_PER_PS)
+    t_end = 40 * tau_e + 10 * tau_rc
+    u = jnp.ones((1,), complex)
+
+    def system(t):
+        v = v_to + (v_from - v_to) * jnp.exp(-t / tau_rc)
+        s = simulate.systems_from_columns(cols, v, 0.0, n_orders)
+        return jax.tree_util.tree_map(lambda a: a[0], s)
+
+    def field(t, x, args):
+        s = system(t)
+        z = x[0] + 1j * x[1]
+        dz = s.a @ z + s.b @ u
+        return jnp.stack([dz.real, dz.imag])
+
+    s0 = system(0.0)
+    z0 = simulate.settled_state(s0, u)
+    ts = jnp.linspace(0.0, t_end, 4001)
+    solve = jax.jit(lambda y0: diffrax.diffeqsolve(diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, t_end, tau_rc / 20,
+                              y0, saveat=diffrax.SaveAt(ts=ts),
+                              stepsize_controller=diffrax.PIDController(rtol=1e-8, atol=1e-10), max_steps=100_000).ys)
+
+    def weight(t, x):
+        s = system(t)
+        y = s.c @ (x[0] + 1j * x[1]) + s.d @ u
+        return jnp.abs(y[0]) ** 2 - jnp.abs(y[1]) ** 2
+
+    w = np.asarray(jax.jit(jax.vmap(weight))(ts, solve(jnp.stack([z0.real, z0.imag]))))
+    settle = waveform_metrics.settling_time(np.asarray(ts), w, tolerance)
+    return WeightUpdate(settle, tolerance, tau_rc, tau_e, float(w[0]), float(w[-1]), np.asarray(ts), w)
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryLatency:
+    """End-to-end latency of one query: the electro-optic chain's delay (DAC code to half the TIA output step,
+    simulated) plus the optical transit of the tree and the bank (group delay of the routed path)."""
+
+    electro_optic_ps: float
+    optical_transit_ps: float
+    total_ps: float
+    claim_transit_ps: float = S1_17_TRANSIT_PS
+
+
+def query_latency(d: int = 32, symbol_rate_hz: float = 5e9, n_channels: int = 1024, channel_pitch_um: float = 127.0,
+                  setup: simulate.ChannelSetup | None = None) -> QueryLatency:
+    """Latency of one query through a d-wavelength channel: all query values step from 0 to 1 at one symbol edge;
+    the delay to half the final TIA current is simulated (``simulate.query_waveforms``, 16 samples per symbol);
+    the transit of a routed 1×``n_channels`` tree plus one channel (``ledger.claims_s1_system.tree_path_um``,
+    ``system.energy.optical_transit_ps``) is added (bus delays are not in the ring modes)."""
+    from prismpic.analysis.ledger.claims_s1_system import tree_path_um
+    from prismpic.analysis.system.energy import optical_transit_ps
+    from prismpic.components import rings
+
+    n_sym = 32
+    st = setup or simulate.channel_setup(d, symbol_rate_hz, 16, n_symbols=n_sym, dac_bits=1)
+    sym = np.zeros((st.wl.size, n_sym))
+    sym[:, n_sym // 2:] = 1.0
+    volts = np.zeros(st.wl.size)  # every ring on its wavelength: the largest drop signal
+    y = np.asarray(simulate.query_waveforms(st, sym, volts)["current_a"])
+    edge = n_sym // 2 * st.samples_per_symbol
+    half = 0.5 * (y[edge - 1] + y[-1])
+    after = np.flatnonzero(np.sign(y[edge:] - half) == np.sign(y[-1] - half))
+    k = edge + int(after[0])
+    # linear interpolation between the samples around the crossing; the DAC code changes at the edge
+    frac = (half - y[k - 1]) / (y[k] - y[k - 1]) if y[k] != y[k - 1] else 0.0
+    eo = ((k - 1 + frac) - edge) * st.dt_ps
+    ng = rings.ring_specs(1.55, "add_drop")["ng"]
+    transit = optical_transit_ps(tree_path_um(n_channels, channel_pitch_um), ng)
+    return QueryLatency(float(eo), float(transit), float(eo + transit))

@@ -1,0 +1,47 @@
+"""The ``transient`` command: a circuit's waveforms, eye diagram, lifetime and settling, simulated in time.
+
+``prismpic transient CIRCUIT [--bit-rate R] [--symbols N] [--set key=value ...] --out DIR`` writes
+``DIR/transient.json`` and ``DIR/waveforms.png``, ``DIR/eye.png`` (``prismpic.analysis.transient.circuits``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from prismpic.cli.common import app, cli_errors, parse_settings, progress_bar, say
+
+
+@app.command()
+@cli_errors
+def transient(
+    circuit: Annotated[str, typer.Argument(help="ring_add_drop, ring_all_pass or prism_channel")],
+    out: Annotated[Path, typer.Option("--out", help="output folder (transient.json, waveforms.png, eye.png)")],
+    bit_rate: Annotated[float, typer.Option("--bit-rate", help="symbol (bit) rate, Hz")] = 10e9,
+    symbols: Annotated[int, typer.Option("--symbols", help="symbols in the record")] = 256,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value: model parameter or run option")] = None,
+) -> None:
+    """Simulate CIRCUIT in the time domain: photon lifetime, steady state against the S-parameters, settling,
+    eye opening; writes DIR/transient.json and figures."""
+    from prismpic.analysis.transient import circuits
+    from prismpic.analysis.transient.simulate import check_run
+    from prismpic.fileio import atomic_dir, check_output_dir, write_json_atomic
+
+    circuits.check_circuit(circuit)
+    settings = parse_settings(set_)
+    check_run(bit_rate, symbols, settings.get("samples_per_symbol", 8), "--bit-rate", "--symbols")
+    circuits.check_settings(circuit, settings)
+    check_output_dir(out, "--out")
+    with progress_bar() as bar:
+        task = bar.add_task(f"transient {circuit}", total=2)
+        summary, traces = circuits.run_circuit(circuit, bit_rate, symbols, settings)
+        bar.advance(task)
+        with atomic_dir(out, "--out") as work:
+            files = circuits.write_figures(traces, work, f"{circuit}, {bit_rate / 1e9:g} Gbit/s")
+            write_json_atomic(work / "transient.json", {**summary, "figures": files})
+        bar.advance(task)
+    shown = {k: summary[k] for k in ("photon_lifetime_ps", "steady_state_error", "settling_time_ps", "eye_opening")
+             if k in summary}
+    say(f"wrote {out}/transient.json: " + ", ".join(f"{k} = {v:.4g}" for k, v in shown.items()))

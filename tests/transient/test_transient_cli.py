@@ -1,0 +1,55 @@
+"""``prismpic transient``: the default ring's figures, and bad input as one line, exit 2, no output."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from scipy.constants import c as C_M_PER_S
+from typer.testing import CliRunner
+
+from prismpic.cli import app
+
+runner = CliRunner()
+
+
+def _one_line_error(res, *needles):
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in res.output, res.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["mzi_lattice"], ["CIRCUIT = 'mzi_lattice' has no time-domain models", "ring_add_drop"]),
+    (["ring_add_drop", "--bit-rate", "1"], ["--bit-rate = 1", "valid range"]),
+    (["ring_add_drop", "--bit-rate", "nan"], ["--bit-rate = nan", "valid range"]),
+    (["ring_add_drop", "--symbols", "2"], ["--symbols = 2", "valid range"]),
+    (["ring_add_drop", "--set", "samples_per_symbol=1"], ["samples_per_symbol = 1", "valid range"]),
+    (["ring_add_drop", "--set", "bogus=1"], ["--set: unknown ring parameter(s) ['bogus']"]),
+    (["prism_channel", "--set", "bogus=1"], ["--set bogus", "not an option of prism_channel"]),
+])
+def test_bad_input_is_one_line_exit_2_and_no_output(tmp_path, args, needles):
+    out = tmp_path / "o"
+    _one_line_error(runner.invoke(app, ["transient", *args, "--out", str(out)]), *needles)
+    assert not out.exists()
+
+
+def test_ring_add_drop_lifetime_steady_state_and_eye(tmp_path):
+    from prismpic.components import rings
+
+    out = tmp_path / "r"
+    res = runner.invoke(app, ["transient", "ring_add_drop", "--symbols", "64", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "transient.json").read_text())
+    spec = rings.ring_specs(1.55, "add_drop")
+    expected = spec["q_loaded"] * spec["resonance_um"] * 1e-6 / (2 * math.pi * C_M_PER_S) * 1e12
+    assert abs(data["photon_lifetime_ps"] / expected - 1) < 0.02
+    assert data["steady_state_error"] <= 1e-3
+    assert 0.0 <= data["eye_opening"] <= 1.0 and data["bit_rate_hz"] == 10e9
+    # settling of the drop power to 1 %: the field relaxes at 1/(2τ_E); the power within 1 % after ≈ 2τ_E ln(200)
+    assert 0.7 < data["settling_time_ps"] / (2 * expected * math.log(200)) < 1.3
+    for name in ("waveforms.png", "eye.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
