@@ -35,9 +35,9 @@ from prismpic.circuits.bank_model import (
     prepare_bank,
 )
 from prismpic.components import electrical, ring_physics, rings
-from prismpic.components.couplers import sbend
 from prismpic.components.detectors import balanced_photodetector
 from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.sbends import sbend
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH

@@ -31,8 +31,8 @@ import numpy as np
 from prismpic.checks import check_array_1d, check_range, concrete, is_traced
 from prismpic.circuits import bank_state
 from prismpic.components import ring_physics, rings
-from prismpic.components.couplers import sbend_response
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
+from prismpic.components.sbends import sbend_response
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk.cross_sections import RING_RADIUS
 from prismpic.pdk.rules import RULES

@@ -15,8 +15,9 @@ import gdsfactory as gf
 import jax.numpy as jnp
 
 from prismpic.checks import GDS_DBU_UM, check_layout_length, check_power_of_two, check_range, gds_limit_um
-from prismpic.components.couplers import MAX_OFFSET, y_splitter, y_splitter_model
+from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.sbends import MAX_OFFSET
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.activation import platform_cell
 

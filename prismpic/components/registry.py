@@ -11,6 +11,7 @@ MODULES = (
     "waveguides",
     "rings",
     "couplers",
+    "sbends",
     "modulators",
     "eam",
     "gain",

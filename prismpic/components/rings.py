@@ -19,7 +19,8 @@ Physics, all derived from the geometry (the one rule):
 - Response: the add-drop / all-pass formulas of Bogaerts et al. (2012), eqs. (1)–(4),
   written as S-parameters with the half-round-trip factor on the drop path (Yariv,
   Electron. Lett. 36, 321 (2000)).
-- Pockels tuning (see ``electrode_inverse_gap``) and the thermo-optic shift
+- Pockels tuning (see ``ring_field_inverse_gap``: the electrode layout's parallel-plate geometry times the
+  electrostatic field factor of each cross-section, the same as the phase shifter's) and the thermo-optic shift
   (``thermo_optic_dneff_dt``) change the angle-averaged n_eff of the round trip.
 
 Layout convention (as ``waveguides``): layout x = crystal y, layout +y = crystal +z, so the
@@ -289,6 +290,13 @@ def ring_add_drop_model(
             cannot reach the measured ring; 0 for a designed ring).
         dng: group-index correction of a calibrated ring: its n_g moves by this at every wavelength
             (``ring_physics.index_correction``; 0 for a designed ring).
+
+    Example: on resonance the drop port takes most of the light, and no power is created:
+    >>> from prismpic.components.rings import ring_add_drop_model, ring_specs
+    >>> s = ring_add_drop_model(wl=ring_specs()["resonance_um"])
+    >>> through, drop = float(abs(s["o1", "o2"]) ** 2), float(abs(s["o1", "o4"]) ** 2)
+    >>> bool(through + drop <= 1.0), bool(drop > 10 * through)
+    (True, True)
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
@@ -333,7 +341,19 @@ def ring_all_pass_model(
 ) -> sax.SDict:
     """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
 
-    Args: as ``ring_add_drop_model`` without ``gap_drop``.
+    Args:
+        wl, radius, gap, width, bus_length, electrode_gap, electrode_coverage, electrode_width, film_thickness,
+            etch_depth, loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, sidewall_angle_deg, cladding,
+            dneff, dng: as ``ring_add_drop_model`` (µm, dB/cm, dB, V, K, °).
+
+    Example: the through dip at resonance is the extinction ``ring_specs`` reports:
+    >>> import numpy as np
+    >>> from prismpic.components.rings import ring_all_pass_model, ring_specs
+    >>> spec = ring_specs(kind="all_pass")
+    >>> lam, fsr = spec["resonance_um"], spec["fsr_nm"] * 1e-3
+    >>> on, off = (float(abs(ring_all_pass_model(wl=w)["o1", "o2"]) ** 2) for w in (lam, lam + fsr / 2))
+    >>> bool(abs(10 * np.log10(off / on) - spec["extinction_db"]) < 0.05)
+    True
     """
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,

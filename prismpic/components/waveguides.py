@@ -142,7 +142,22 @@ def straight_model(
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
-    """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ)."""
+    """Straight ridge along crystal y: t = 10^(−αL/20) exp(i 2π n_eff L / λ).
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length, width, cross_section: as the cell (µm; the cross-section a name).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
+
+    Example: 1 cm at 0.2 dB/cm loses 0.2 dB:
+    >>> import numpy as np
+    >>> from prismpic.components.waveguides import straight_model
+    >>> s = straight_model(wl=np.array([1.55]), length=1e4, loss_db_per_cm=0.2)
+    >>> round(float(-20 * np.log10(abs(s["o1", "o2"][0]))), 6)
+    0.2
+    """
     width = ridge_width(cross_section, width)
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
@@ -174,6 +189,13 @@ def bend_circular(
         angle: turning angle (degrees, counter-clockwise).
         width: ridge width (µm); None takes the cross-section's.
         cross_section: optical cross-section name.
+
+    .. code::
+
+                 o2
+                 │
+              ╭──╯   radius
+        o1 ───╯
     """
     xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
     radius = xs.radius if radius is None else radius
@@ -199,7 +221,15 @@ def bend_circular_model(
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
-    """Circular bend entering along crystal y; phase ∫ k0 n_eff(R, φ) ds over the arc."""
+    """Circular bend entering along crystal y; phase ∫ k0 n_eff(R, φ) ds over the arc.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        radius, angle, width, cross_section: as the cell (µm, degrees; the cross-section a name).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
+    """
     width = ridge_width(cross_section, width)
     radius = get_cross_section(cross_section).radius if radius is None else radius
     radius, angle = _check_bend(radius, angle)
@@ -239,6 +269,13 @@ def bend_euler(
         p: fraction of the bend that is an Euler (clothoid) curve, in [0, 1].
         width: ridge width (µm); None takes the cross-section's.
         cross_section: optical cross-section name.
+
+    .. code::
+
+                 o2
+                 │
+              ╭──╯   curvature rising from 0 to 1/radius and back
+        o1 ───╯
     """
     xs = get_cross_section(cross_section, width=ridge_width(cross_section, width))
     radius = xs.radius if radius is None else radius
@@ -267,7 +304,15 @@ def bend_euler_model(
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
-    """Euler bend: ∫ k0 n_eff(R(s), φ(s)) ds over two clothoids and the central arc."""
+    """Euler bend: ∫ k0 n_eff(R(s), φ(s)) ds over two clothoids and the central arc.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        radius, angle, p, width, cross_section: as the cell (minimum radius in µm, degrees, Euler fraction).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
+    """
     width = ridge_width(cross_section, width)
     radius = get_cross_section(cross_section).radius if radius is None else radius
     radius, angle = _check_bend(radius, angle)
@@ -307,6 +352,13 @@ def taper(
         width1: ridge width at o1 (µm).
         width2: ridge width at o2 (µm); None keeps width1.
         cross_section: optical cross-section name (slab band and layers).
+
+    .. code::
+
+                 ___------ o2   width2
+        o1 ------
+                 ‾‾‾------
+          width1   length
     """
     width2 = width1 if width2 is None else width2
     check_layout_length("length", length)
@@ -337,7 +389,15 @@ def taper_model(
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
-    """Adiabatic linear taper: phase ∫ k0 n_eff(w(s)) ds; mode-conversion loss neglected."""
+    """Adiabatic linear taper: phase ∫ k0 n_eff(w(s)) ds; mode-conversion loss neglected.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length, width1, width2, cross_section: as the cell (µm; the cross-section a name).
+        film_thickness, etch_depth: LN film and ridge etch (µm).
+        loss_db_per_cm: propagation loss (dB/cm).
+        sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
+    """
     width2 = width1 if width2 is None else width2
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")

@@ -12,7 +12,7 @@ from scipy.integrate import quad
 import prismpic
 from prismpic.circuits import bank_layout, bank_model
 from prismpic.circuits.netlists import flat_netlist
-from prismpic.components.couplers import sbend, sbend_model
+from prismpic.components.sbends import sbend, sbend_model
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk import dispersion, drc
 from prismpic.pdk.layers import LAYER

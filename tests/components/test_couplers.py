@@ -14,6 +14,7 @@ from scipy import integrate
 
 import prismpic
 from prismpic.components import couplers as cp
+from prismpic.components import sbends
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.waveguides import neff_along
 from prismpic.pdk import dispersion
@@ -83,7 +84,7 @@ def test_y_splitter_phase_is_path_integral():
     def sbend(x):
         dy = 0.5 * h * k * math.sin(k * x)
         d2y = 0.5 * h * k**2 * math.cos(k * x)
-        radius = min((1 + dy**2) ** 1.5 / max(abs(d2y), 1e-30), cp._R_FLAT)
+        radius = min((1 + dy**2) ** 1.5 / max(abs(d2y), 1e-30), sbends._R_FLAT)
         n = float(_neff_along(wl, radius, math.atan(dy)))
         return n * math.sqrt(1 + dy**2)
 
