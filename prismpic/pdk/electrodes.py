@@ -34,7 +34,15 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import CLADDINGS, METAL_THICKNESS
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    METAL_THICKNESS,
+    RIDGE_WIDTH,
+    SIDEWALL_ANGLE_DEG,
+)
 
 FIT_PATH = Path(__file__).with_name("data") / "field_factor_fit.json"
 SAMPLES_PATH = FIT_PATH.with_name("field_factor_samples.json")
@@ -70,7 +78,7 @@ def offset_range(electrode_gap, width, electrode_height=None) -> float:
     return electrode_gap / 2 - width / 2 - clearance
 
 
-def check_electrode_layout(electrode_gap, width, ridge_offset=0.0, electrode_height=None, cladding="sio2",
+def check_electrode_layout(electrode_gap, width, ridge_offset=0.0, electrode_height=None, cladding=CLADDING,
                            gap_name="electrode_gap") -> None:
     """ValueError naming the parameter, its value and the valid range unless the layout is drawable and in the
     fit's domain: the electrodes clear the ridge (on the slab: ``RULES.min_metal_to_ridge`` from its top
@@ -137,11 +145,11 @@ def load_fit() -> dict:
 
 def field_factor(
     electrode_gap=5.0,
-    width=1.4,
-    film_thickness=0.6,
-    etch_depth=0.35,
-    sidewall_angle_deg=76.5,
-    cladding="sio2",
+    width=RIDGE_WIDTH,
+    film_thickness=FILM_THICKNESS,
+    etch_depth=ETCH_DEPTH,
+    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+    cladding=CLADDING,
     ridge_offset=0.0,
     electrode_height=None,
 ):
