@@ -24,7 +24,8 @@ from prismpic.analysis.measurements import LINEAR_MAX, NEGATIVE_TOLERANCE, read_
 from prismpic.checks import check_range
 from prismpic.components import modulators as mod
 from prismpic.fileio import jsonable, save_figure_atomic, write_json_atomic
-from prismpic.pdk.electrostatics import field_factor_fit
+from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.electrodes import field_factor
 from prismpic.pdk.rules import RULES
 
 _MZM_FIT = ("field_factor", "bias_phase_rad", "imbalance_db", "excess_loss_db")
@@ -99,8 +100,9 @@ class MzmCalibration:
 
 def _vpi_v(wl: float, p: dict) -> float:
     """The model's Vπ (V) of the MZM parameters ``p`` at ``wl`` (µm)."""
-    return float(mod.mzm_vpi_v(wl, **{k: p[k] for k in _VPI_ARGS},
-                               width=p["width"] if p["width"] is not None else 1.4))
+    return float(mod.mzm_vpi_v(wl, **{k: p[k] for k in _VPI_ARGS}, width=p["width"], cross_section=p["cross_section"],
+                               sidewall_angle_deg=p["sidewall_angle_deg"], cladding=p["cladding"],
+                               electrode_height=p["electrode_height"]))
 
 
 def _sinusoid_start(v: np.ndarray, t: np.ndarray, wl: float, p: dict) -> dict:
@@ -132,8 +134,12 @@ def _sinusoid_start(v: np.ndarray, t: np.ndarray, wl: float, p: dict) -> dict:
 
 
 def _design_field_factor(p: dict) -> float:
-    """The design's field factor: given, or ``field_factor_fit`` of the electrode gap."""
-    return p["field_factor"] if p["field_factor"] is not None else float(field_factor_fit(p["electrode_gap"]))
+    """The design's field factor: given, or that of its electrode layout on its stack (``electrodes.field_factor``,
+    the same the model uses)."""
+    if p["field_factor"] is not None:
+        return p["field_factor"]
+    return float(field_factor(p["electrode_gap"], ridge_width(p["cross_section"], p["width"]), p["film_thickness"],
+                              p["etch_depth"], p["sidewall_angle_deg"], p["cladding"], 0.0, p["electrode_height"]))
 
 
 def _check_curve(v: np.ndarray, t: np.ndarray) -> None:
