@@ -121,32 +121,17 @@ def check_gradient(
     """d/d``param`` of a phase-sensitive scalar of S by ``jax.grad`` vs central differences.
 
     The scalar is Σ Re(S · c) with fixed pseudo-random complex weights c, so that
-    amplitude and phase of every entry contribute.
+    amplitude and phase of every entry contribute. Compiled (``check_gradients``): an eager ``jax.grad``
+    compiles every primitive of the reverse pass on its own.
     """
-    wl = jnp.linspace(1.54, 1.56, 7) if wl is None else wl
-    s0, _ = s_matrix(_call(model, wl, {**params, param: value}))
-    rng = np.random.default_rng(0)
-    c = jnp.asarray(rng.normal(size=s0.shape) + 1j * rng.normal(size=s0.shape))
-
-    def f(x):
-        s, _ = s_matrix(model(wl=wl, **{**params, param: x}))
-        return jnp.sum(jnp.real(s * c))
-
-    g = float(jax.grad(f)(jnp.asarray(float(value))))
-    h = rel_step * max(abs(value), 1e-3)
-    fd = float((f(value + h) - f(value - h)) / (2 * h))
-    scale = max(abs(fd), abs(g), 1e-8 * float(jnp.sum(jnp.abs(c))))
-    assert abs(g - fd) <= rtol * scale + 1e-9, (
-        f"{_name(model)}: d/d{param} autodiff {g:.9g} vs finite difference {fd:.9g} at {param}={value}"
-    )
-    return g, fd
+    return check_gradients(model, {param: value}, wl, rel_step, rtol, **params)[param]
 
 
 def check_gradients(
     model: Callable, values: dict[str, float], wl=None, rel_step: float = 1e-5, rtol: float = 1e-4, **params
 ) -> dict[str, tuple[float, float]]:
     """``check_gradient`` for several parameters at once: one jitted reverse pass gives every d/d``param`` of the
-    same phase-sensitive scalar, and one jitted function (compiled once) the central differences.
+    same phase-sensitive scalar, and the same compiled program's value the central differences.
 
     Returns:
         {param: (autodiff, finite difference)}.
@@ -154,20 +139,25 @@ def check_gradients(
     wl = jnp.linspace(1.54, 1.56, 7) if wl is None else wl
     names = tuple(values)
     x0 = jnp.asarray([float(values[n]) for n in names])
-    s0, _ = s_matrix(_call(model, wl, {**params, **values}))
+    # the shape only: traced, not run (an eager call compiles every primitive on its own)
+    s0 = jax.eval_shape(lambda: s_matrix(_call(model, wl, {**params, **values}))[0])
     rng = np.random.default_rng(0)
     c = jnp.asarray(rng.normal(size=s0.shape) + 1j * rng.normal(size=s0.shape))
 
-    @jax.jit
     def f(x):
         s, _ = s_matrix(model(wl=wl, **params, **dict(zip(names, x, strict=True))))
         return jnp.sum(jnp.real(s * c))
 
-    g = np.asarray(jax.jit(jax.grad(f))(x0))
+    value_and_grad = jax.jit(jax.value_and_grad(f))  # one program for the gradient and the differences
+
+    def value(x):
+        return value_and_grad(x)[0]
+
+    g = np.asarray(value_and_grad(x0)[1])
     out = {}
     for i, name in enumerate(names):
         h = rel_step * max(abs(float(x0[i])), 1e-3)
-        fd = float((f(x0.at[i].add(h)) - f(x0.at[i].add(-h))) / (2 * h))
+        fd = float((value(x0.at[i].add(h)) - value(x0.at[i].add(-h))) / (2 * h))
         scale = max(abs(fd), abs(g[i]), 1e-8 * float(jnp.sum(jnp.abs(c))))
         assert abs(g[i] - fd) <= rtol * scale + 1e-9, (
             f"{_name(model)}: d/d{name} autodiff {g[i]:.9g} vs finite difference {fd:.9g} at {name}={float(x0[i])}"

@@ -77,9 +77,9 @@ def _solve_radius(wl, radius, width, film_thickness, etch_depth, sidewall_angle_
 
     dtheta = jax.grad(theta)
     m = jax.lax.stop_gradient(jnp.round(theta(radius) / (2 * jnp.pi)))
-    r = radius
-    for _ in range(6):
-        r = r - (theta(r) - 2 * jnp.pi * m) / dtheta(r)
+    # the loop, not 6 unrolled copies of θ and dθ/dR: the gradient is only dR/d radius = 1 (below)
+    r = jax.lax.fori_loop(0, 6, lambda _, r: r - (theta(r) - 2 * jnp.pi * m) / dtheta(r),
+                          jax.lax.stop_gradient(radius))
     snapped = jnp.round(r / GRID_UM) * GRID_UM
     return radius + jax.lax.stop_gradient(snapped - radius)
 
@@ -208,8 +208,10 @@ def channel_radii(channels_um=CELL, radius=CELL, width=CELL, film_thickness=FILM
     order nearest the nominal ``radius``, for the process given (film, etch, wall angle in °, cladding). Jittable. The grid snap passes the gradient to
     ``radius`` only (dR_k/d radius = 1): the drawn radii are held under other parameters.
     """
-    return tuple(_solve_radius(float(wl), radius, width, film_thickness, etch_depth,
-                               sidewall_angle_deg=sidewall_angle_deg, cladding=cladding) for wl in channels_um)
+    solved = jax.vmap(lambda wl: _solve_radius(wl, radius, width, film_thickness, etch_depth,
+                                               sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))(
+        jnp.asarray(channels_um, dtype=float))
+    return tuple(solved)
 
 
 def _float_radii(channels_um, radius, width) -> list[float]:
@@ -257,7 +259,7 @@ def wdm_demux_model(
         raise ValueError(f"voltages_v has {len(volts)} entries; channels_um has {n}")
     wl = jnp.asarray(wl, dtype=float)
     # the rings are designed (radii drawn) for the nominal wafer stack; the model then runs them on its own
-    radii = channel_radii(tuple(channels_um), radius, width)
+    radii = jnp.stack(channel_radii(tuple(channels_um), radius, width))
     common = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
                   electrode_width=electrode_width, film_thickness=film_thickness, etch_depth=etch_depth,
                   loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db, delta_t_k=delta_t_k,
@@ -266,13 +268,19 @@ def wdm_demux_model(
               sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     s = straight_model(wl=wl, length=spacing, **wg)[("o1", "o2")]
     b = bend_euler_model(wl=wl, angle=90.0, **wg)[("o1", "o2")]
+    # one ring model vmapped over the channels (one compiled ring, not n unrolled copies: XLA's compile time
+    # grows faster than the graph)
+    def ring(radius_k, volt_k):
+        r = rings.ring_add_drop_model(wl=wl, radius=radius_k, voltage_v=volt_k, **common)
+        return r[("o1", "o2")], r[("o1", "o4")]
+
+    through, drop = jax.vmap(ring)(radii, jnp.asarray(volts, dtype=float))
     path = jnp.ones_like(wl, dtype=complex)  # o1 to the current ring's input
     sdict = {}
     for p in range(n):
         k = n - 1 - p
-        r = rings.ring_add_drop_model(wl=wl, radius=radii[k], voltage_v=volts[k], **common)
-        sdict[("o1", f"o{3 + k}")] = path * r[("o1", "o4")] * b
-        path = path * r[("o1", "o2")] * (s if p < n - 1 else 1.0)
+        sdict[("o1", f"o{3 + k}")] = path * drop[k] * b
+        path = path * through[k] * (s if p < n - 1 else 1.0)
     sdict[("o1", "o2")] = path
     return sax.reciprocal(sdict)
 

@@ -8,13 +8,20 @@ References at points between the table nodes, from steps other than the tables' 
 - TM: fresh solves of ``prismpic.pdk.modesolver`` converged by Richardson extrapolation in the mesh step h (TM0's
   singular field at the ridge corners converges as h²): n(0) ≈ (h1² n(h2) − h2² n(h1)) / (h1² − h2²).
 Tolerances are the issue's accuracy targets: 3e-4 in n_eff and 2e-3 in n_g, TE and TM.
+The solves (≈ 10 CPU-minutes) are kept as test data, ``data/sloped_wall_solves.json``, made by
+``make_sloped_wall_solves.py`` (the points and methods below are that script's);
+``test_cached_references_are_the_current_solvers`` re-solves one of each kind to catch a stale file.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import asdict
+from pathlib import Path
 
 import fem_reference
+import make_sloped_wall_solves as refs
 import numpy as np
 import pytest
 
@@ -26,32 +33,55 @@ from prismpic.pdk import modesolver as ms
 ANGLE = dispersion.domain()["te"]["angle"]
 pytestmark = pytest.mark.skipif(ANGLE[0] > 60.0, reason="the installed dispersion tables cover vertical walls only")
 
-STEPS = (0.02, 0.01)  # µm: Richardson pair, not the tables' (0.03 / 0.015)
+STEPS = refs.STEPS  # µm: Richardson pair, not the tables' (0.03 / 0.015)
+DATA = Path(__file__).with_name("data") / "sloped_wall_solves.json"
 
 
-def _converged(fn, steps=None):
-    """Richardson-extrapolated (n_eff, n_g) of ``fn(mesh) -> Mode``."""
-    (h1, h2) = steps or STEPS
-    m1, m2 = fn(ms.Mesh(step=h1)), fn(ms.Mesh(step=h2))
+def _data() -> dict:
+    return json.loads(DATA.read_text())
+
+
+def _richardson(pair, steps=STEPS):
+    """Richardson-extrapolated (n_eff, n_g) from [[n_eff, n_g] at h1, at h2] (TM0's corner field converges as h²)."""
+    (h1, h2), ((n1, g1), (n2, g2)) = steps, pair
     r = h1**2 / (h1**2 - h2**2)
-    return r * m2.neff.real - (r - 1) * m1.neff.real, r * m2.ng - (r - 1) * m1.ng
+    return r * n2 - (r - 1) * n1, r * g2 - (r - 1) * g1
 
 
-def _fem_te0(wl, w, t, e, a, clad, axis, dwl=0.01):
-    """(n_eff, n_g) of TE0 from the finite-element reference; n_g = n − λ dn/dλ by central differences."""
-    n = [fem_reference.te0_neff(wl + s, w, t, e, a, clad, axis) for s in (-dwl, 0.0, dwl)]
+def _fem_te0(n, wl, dwl=refs.DWL):
+    """(n_eff, n_g) of TE0 from the finite-element n_eff at λ − dλ, λ, λ + dλ; n_g = n − λ dn/dλ."""
     return n[1], n[1] - wl * (n[2] - n[0]) / (2 * dwl)
 
 
-@pytest.mark.slow
+def _entry(kind: str, point) -> dict:
+    found = [p for p in _data()[kind] if p["point"] == list(point)]
+    assert found, f"{point} is not in {DATA.name}: run python tests/pdk/make_sloped_wall_solves.py"
+    return found[0]
+
+
+def test_cached_references_are_the_current_solvers():
+    """The kept references were made with today's mesh, and both solvers still give one of them to 1e-9: a change
+    to either makes this fail until ``python tests/pdk/make_sloped_wall_solves.py`` is run again."""
+    data = _data()
+    assert data["mesh"] == asdict(ms.Mesh()) and tuple(data["steps_um"]) == STEPS
+    wl, w, t, e, a, clad, pol, axis = POINTS[6]  # the cheapest FD point, at the coarser step
+    m = ms.solve_mode(wl, w, t, e, math.inf, pol, axis, clad, a, ms.Mesh(step=STEPS[0]))
+    n1, g1 = _entry("straight", POINTS[6])["fd"][0]
+    assert m.neff.real == pytest.approx(n1, abs=1e-9) and m.ng == pytest.approx(g1, abs=1e-8)
+    wl, w, t, e, a, clad = refs.CORNER
+    assert fem_reference.te0_neff(wl, w, t, e, a, clad, h=0.03) == pytest.approx(
+        data["solvers"]["fem_corner_30_20nm"][0], abs=1e-9)
+
+
 def test_fem_reference_converges_and_agrees_with_the_fd_solver_at_vertical_walls():
     # at vertical walls the FD grid is aligned with every interface and its Richardson limit is clean: the two
     # independent solvers agree (the default ridge: FD 20/15 nm 1.919127, FEM 1.919161 at 20 nm)
-    fd = _converged(lambda mesh: ms.straight_mode(1.55, 1.4, 0.6, 0.35, "te", "z", "sio2", 90.0, mesh), (0.02, 0.015))
-    fem = fem_reference.te0_neff(1.55, 1.4, 0.6, 0.35, 90.0)
-    assert abs(fem - fd[0]) <= 1e-4, (fem, fd)
+    s = _data()["solvers"]
+    assert s["vertical"] == list(refs.VERTICAL)
+    fd = _richardson(s["fd_20_15nm"], (0.02, 0.015))
+    assert abs(s["fem_20nm"] - fd[0]) <= 1e-4, (s["fem_20nm"], fd)
     # at the sloped thin-film corner the FEM is converged in its mesh (the FD scatters by ±1.5e-4 there)
-    coarse, fine = (fem_reference.te0_neff(1.47, 2.0, 0.40, 0.23, 62.0, "air", h=h) for h in (0.03, 0.02))
+    coarse, fine = s["fem_corner_30_20nm"]
     assert abs(coarse - fine) <= 1e-5, (coarse, fine)
 
 
@@ -63,26 +93,14 @@ def test_fem_reference_converges_and_agrees_with_the_fd_solver_at_vertical_walls
 # is not monotone in the step (n_eff 1.834595 / .834857 / .834926 / .834843 / .834749 / .834833 at 30 / 20 / 15 / 12.5 /
 # 10 / 7.5 nm; Richardson 20/10 nm 1.834713), the finite-element one is (1.8348893 / .8348892 / .8348889 at 40 / 30 /
 # 20 nm): the model (1.835088) is 2.0e-4 from it. The FD reference's 1.8e-4 deficit there was the xfail of session 6.
-POINTS = [  # (wl, width, film, etch, angle, cladding, polarization, axis): between the nodes of every axis
-    (1.52, 1.25, 0.55, 0.30, 70.0, "sio2", "te", "z"),
-    (1.60, 1.70, 0.70, 0.40, 82.0, "air", "te", "y"),
-    (1.63, 0.90, 0.77, 0.30, 66.0, "air", "te", "z"),  # narrow, thick film, shallow etch
-    (1.47, 2.00, 0.40, 0.23, 62.0, "air", "te", "z"),  # wide, thin, sloped corner
-    (1.56, 1.50, 0.62, 0.42, 66.0, "sio2", "tm", "z"),
-    pytest.param((1.55, 1.70, 0.65, 0.40, 65.0, "sio2", "tm", "y")),
-    pytest.param((1.50, 1.20, 0.56, 0.36, 78.0, "air", "tm", "y")),
-    pytest.param((1.62, 1.90, 0.52, 0.39, 62.0, "air", "tm", "z")),
-]
+POINTS = refs.POINTS  # (wl, width, film, etch, angle, cladding, polarization, axis): between the nodes of every axis
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("point", POINTS, ids=lambda p: f"{p[6]}-{p[7]}-{p[5]}-{p[4]:g}deg-w{p[1]:g}")
 def test_compact_model_matches_converged_solve_off_grid(point):
     wl, w, t, e, a, clad, pol, axis = point
-    if pol == "te":
-        ref_n, ref_g = _fem_te0(wl, w, t, e, a, clad, axis)
-    else:
-        ref_n, ref_g = _converged(lambda mesh: ms.solve_mode(wl, w, t, e, math.inf, pol, axis, clad, a, mesh))
+    ref = _entry("straight", point)
+    ref_n, ref_g = _fem_te0(ref["fem_neff"], wl) if pol == "te" else _richardson(ref["fd"])
     geo = dict(polarization=pol, crystal_axis=axis, sidewall_angle_deg=a, cladding=clad)
     n = float(dispersion.neff(wl, w, t, e, **geo))
     g = float(dispersion.ng(wl, w, t, e, **geo))
@@ -134,20 +152,15 @@ def test_bend_pair_elements_rebuild_the_two_eigenvalues():
 # (0.13 % of the FSR: 11 pm at the default ring, a tenth of its linewidth); the straight 3e-4 / 2e-3 is not reached
 # by bends, whose shift table is coarser (3 film, 2 angle nodes) than the straight ones.
 BEND_TOL = (6e-4, 3e-3)
-BEND_POINTS = [  # (wl, width, film, etch, angle, cladding, radius): off every node
-    (1.55, 1.40, 0.60, 0.35, 76.5, "sio2", 20.0),  # the default ring
-    (1.58, 1.20, 0.62, 0.36, 70.0, "sio2", 25.0),  # beside the crossing: TE-like mode 0.009 above, TE fraction 0.87
-    (1.58, 1.20, 0.68, 0.40, 70.0, "sio2", 25.0),  # past it: the TE-like mode is the lower branch (TE fraction 0.89)
-    (1.52, 1.60, 0.56, 0.35, 83.0, "air", 30.0),
-    (1.61, 1.10, 0.68, 0.42, 66.0, "air", 14.0),
-]
+# Beside the crossing (1.58 µm, film 0.62) the TE-like mode is 0.009 above, TE fraction 0.87; past it (film 0.68) the
+# TE-like mode is the lower branch (TE fraction 0.89).
+BEND_POINTS = refs.BEND_POINTS  # (wl, width, film, etch, angle, cladding, radius): off every node
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("point", BEND_POINTS, ids=lambda p: f"{p[5]}-{p[4]:g}deg-t{p[2]:g}-R{p[6]:g}")
 def test_bend_model_matches_a_converged_full_bend_solve(point):
     wl, w, t, e, a, clad, r = point
-    ref_n, ref_g = _converged(lambda mesh: ms.solve_mode(wl, w, t, e, r, "te", "z", clad, a, mesh))
+    ref_n, ref_g = _richardson(_entry("bend", point)["fd"])
     geo = dict(radius=r, crystal_axis="z", sidewall_angle_deg=a, cladding=clad)
     n = float(dispersion.neff(wl, w, t, e, **geo))
     g = float(dispersion.ng(wl, w, t, e, **geo))
@@ -155,14 +168,12 @@ def test_bend_model_matches_a_converged_full_bend_solve(point):
     assert abs(g - ref_g) <= BEND_TOL[1], (g, ref_g)
 
 
-@pytest.mark.slow
 def test_ring_fsr_follows_a_full_bend_solve():
     # a full bend solve keeps the TE/TM mixing of X-cut film near 0.6 µm; the ring's n_g is the average of the
     # two in-plane directions (``ring_physics.ring_ng``), so the FSR = λ²/(n_g 2πR) follows (n_g,z + n_g,y)/2
-    wl, r = 1.55, 20.0
-    full = []
-    for axis in ("z", "y"):
-        full.append(_converged(lambda mesh, axis=axis: ms.solve_mode(wl, 1.4, 0.6, 0.35, r, "te", axis, mesh=mesh))[1])
+    ring = _data()["ring"]
+    wl, r = ring["point"]
+    full = [_richardson(ring[axis])[1] for axis in ("z", "y")]
     ng_full = sum(full) / 2
     ng_model = float(ring_physics.ring_ng(wl, r))
     assert ng_model == pytest.approx(ng_full, rel=1e-3)  # FSR ∝ 1/n_g: within 0.1 %

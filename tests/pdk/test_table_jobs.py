@@ -89,7 +89,7 @@ def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_pa
     monkeypatch.setattr(tb, "BEND_CLADDINGS", ("sio2",))
     monkeypatch.setattr(tb, "BEND_PAIR_CLADDINGS", ("sio2",))
     monkeypatch.setattr(tb, "STRAIGHT", {"sio2": {"te": te, "tm": tm}})
-    monkeypatch.setattr(tb, "STRAIGHT_TM2", one_node(tb.STRAIGHT_TM2))
+    monkeypatch.setattr(tb, "STRAIGHT_TM2", {**one_node(tb.STRAIGHT_TM2), "wl": tb.STRAIGHT_TE["wl"]})  # 2 λ nodes, not 4
     monkeypatch.setattr(tb, "BEND", one_node(tb.BEND))
     monkeypatch.setattr(tb, "BEND_PAIR", one_node(tb.BEND_PAIR))
     monkeypatch.setattr(tb, "COUPLER", {**one_node(tb.COUPLER), "gap": (0.1, 1.0, 3)})
