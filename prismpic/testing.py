@@ -95,10 +95,11 @@ def check_s(model: Callable, n: int = 201, *, passive: bool = True, reciprocal: 
     return s
 
 
-def check_jit(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
+def check_jit(model: Callable, wl=None, tol: float = 1e-9, eager=None, **params) -> float:
     """``jax.jit`` of the model (over wl and every float parameter) matches the eager call.
 
-    The default tolerance allows XLA's reassociation on phases of ~1e6 rad (long paths).
+    The default tolerance allows XLA's reassociation on phases of ~1e6 rad (long paths). ``eager``: the eager S at
+    ``wl`` when the caller has it (``check_s``'s), so the model is not evaluated eagerly again.
     """
     wl = band(51) if wl is None else wl
     floats = {k: v for k, v in params.items() if isinstance(v, float | int) and not isinstance(v, bool)}
@@ -108,7 +109,8 @@ def check_jit(model: Callable, wl=None, tol: float = 1e-9, **params) -> float:
     def f(wl, floats):
         return s_matrix(model(wl=wl, **floats, **static))[0]
 
-    eager, _ = s_matrix(_call(model, wl, params))
+    if eager is None:
+        eager, _ = s_matrix(_call(model, wl, params))
     jitted = f(jnp.asarray(wl), {k: jnp.asarray(float(v)) for k, v in floats.items()})
     err = float(jnp.max(jnp.abs(eager - jitted)))
     assert err <= tol, f"{_name(model)}: jit differs from eager by {err:.3g}"
@@ -181,8 +183,8 @@ def check_model(
 ) -> None:
     """Run the whole kit: one band sweep of 1001 points held to every static check (finite, passive, reciprocal),
     jit, gradients."""
-    check_s(model, 1001, passive=passive, reciprocal=reciprocal, **params)
-    check_jit(model, **params)
+    s = check_s(model, 1001, passive=passive, reciprocal=reciprocal, **params)
+    check_jit(model, band(1001), eager=s, **params)
     if grad_params:
         check_gradients(model, grad_params, **params)
 
