@@ -85,7 +85,8 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     if ch is not None:  # the ring model's own checks (wavelength domain, geometry), eagerly, at the channel ends
         check_range("radius0", radius0, RULES.min_bend_radius, 500.0, unit="µm")
         try:
-            rings.ring_add_drop_model(wl=np.array([ch.min(), ch.max()]), radius=float(radius0), **p)
+            for end in (ch.min(), ch.max()):  # scalars: the eager ops most callers have already compiled
+                rings.ring_add_drop_model(wl=float(end), radius=float(radius0), **p)
         except ValueError as e:
             raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
     static, traced = _split_static(p)
@@ -100,16 +101,16 @@ def _radii_solver(static: tuple):
     def solve(wl, radius0, traced):
         p = {**dict(static), **traced}
 
-        def theta(r, w):
-            return ring_physics.ring_round_trip(w, r, **p)[1]
+        def theta(r):  # one ring per channel (a scalar radius each: the plate geometry integrates over the arc)
+            return jax.vmap(lambda r_j, w_j: ring_physics.ring_round_trip(w_j, r_j, **p)[1])(r, wl)
 
-        dtheta = jax.vmap(jax.grad(theta))
-        theta_v = jax.vmap(theta)
         r0 = jnp.full(wl.shape, radius0)
-        m = jnp.round(theta_v(r0, wl) / (2 * jnp.pi))
+        m = jnp.round(theta(r0) / (2 * jnp.pi))
 
         def body(_, r):
-            return r - (theta_v(r, wl) - 2 * jnp.pi * m) / dtheta(r, wl)
+            # θ and dθ/dR in one forward-mode pass (a reverse pass compiles ~3x slower for the same numbers)
+            value, slope = jax.jvp(theta, (r,), (jnp.ones_like(r),))
+            return r - (value - 2 * jnp.pi * m) / slope
 
         return jax.lax.fori_loop(0, 8, body, r0)
 
