@@ -74,6 +74,26 @@ _RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "
             "loss_db_per_cm", "voltage_v", "delta_t_k", "dneff", "dng", *_WALL_KEYS)
 
 
+def check_ring_domain(channels_um, radii, ring: dict) -> None:
+    """The ring model's own checks (wavelength domain, geometry, parameters), eagerly, at the extreme channels and
+    radii: a ValueError naming the parameter before a compiled bank computation (which cannot raise) runs.
+
+    Scalar calls: the eager ops most callers have already compiled. Traced inputs are not checked (as the models).
+    """
+    ch = check_array_1d("channels_um", channels_um, unit="µm")
+    r = concrete(radii)
+    if ch is None or r is None:
+        return
+    r = np.atleast_1d(np.asarray(r, dtype=float))
+    p = {k: v for k, v in ring.items() if k in _MODEL_KEYS or k in _RT_KEYS}
+    try:
+        for end in (ch.min(), ch.max()):
+            for radius in {float(r.min()), float(r.max())}:
+                rings.ring_add_drop_model(wl=float(end), radius=radius, **p)
+    except ValueError as e:
+        raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
+
+
 def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     """Ring radii (µm) within ±FSR/2 of ``radius0`` that put ring j's resonance on channel j at 0 V.
 
@@ -81,14 +101,9 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     order nearest ``radius0``'s at λ_j.
     """
     p = {k: v for k, v in ring.items() if k in _RT_KEYS}
-    ch = check_array_1d("channels_um", channels_um, unit="µm")
-    if ch is not None:  # the ring model's own checks (wavelength domain, geometry), eagerly, at the channel ends
+    if concrete(radius0) is not None:
         check_range("radius0", radius0, RULES.min_bend_radius, 500.0, unit="µm")
-        try:
-            for end in (ch.min(), ch.max()):  # scalars: the eager ops most callers have already compiled
-                rings.ring_add_drop_model(wl=float(end), radius=float(radius0), **p)
-        except ValueError as e:
-            raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
+    check_ring_domain(channels_um, radius0, p)
     static, traced = _split_static(p)
     return np.asarray(_radii_solver(static)(jnp.asarray(channels_um, dtype=float), float(radius0), traced))
 
