@@ -340,6 +340,28 @@ def test_cli_ring_batch_end_to_end(wafer_dir, tmp_path, capsys):
     assert "at least 16" in capsys.readouterr().err and (tmp_path / "bad" / "summary.json").is_file()
 
 
+def test_local_workers_share_this_process_compilation_cache(monkeypatch):
+    """The LocalCluster's workers get this process's JAX cache settings through their environment, and a Python
+    started with that environment reads them back (so a worker loads what was compiled here); no cache, no
+    variables."""
+    import subprocess
+    import sys
+
+    import jax
+
+    env = batch.worker_environment()
+    assert env["JAX_COMPILATION_CACHE_DIR"] == jax.config.jax_compilation_cache_dir  # the run's cache (conftest)
+    probe = ("import jax; print(jax.config.jax_compilation_cache_dir, "
+             "jax.config.jax_persistent_cache_min_compile_time_secs)")
+    out = subprocess.run([sys.executable, "-c", probe], env={**os.environ, **env}, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [jax.config.jax_compilation_cache_dir, str(jax.config.jax_persistent_cache_min_compile_time_secs)]
+    from types import SimpleNamespace
+
+    monkeypatch.setitem(sys.modules, "jax", SimpleNamespace(config=SimpleNamespace(jax_compilation_cache_dir=None)))
+    assert batch.worker_environment() == {}
+
+
 def test_existing_scheduler_and_unreachable_one(wafer_dir, monkeypatch):
     """``scheduler=`` sends the fits to a cluster started elsewhere (same results); a dead address is one error."""
     from distributed import LocalCluster
