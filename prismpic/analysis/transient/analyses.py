@@ -6,6 +6,7 @@ S1-10's 1 ns, and the end-to-end latency of one query against S1-17's 10 ps of o
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
@@ -107,50 +108,66 @@ def weight_update_settling(v_from: float = 0.0, v_to: float | None = None, ring_
     The ring's resonance follows the electrode voltage V(t) = V₁ + (V₀ − V₁) e^{−t/RC} (Pockels: instantaneous), so
     the mode equations are linear but time-varying, ẋ = A(V(t)) x + B(V(t)) u (``simulate.systems_from_columns``
     at each instant): integrated by diffrax (Tsit5, adaptive steps, rtol 1e-8), the carrier on the ring's 0 V
-    resonance, the ring settled before the step.
+    resonance, the ring settled before the step. One compiled program per ring and ``n_orders`` (voltages, RC and
+    span are its inputs), so a sweep over drivers costs one compile.
     """
-    import diffrax
+    ring_items = tuple(sorted((ring or {}).items()))
+    spec, cols = _step_ring(ring_items)
+    v_to = 0.5 * spec["v_per_linewidth"] if v_to is None else float(v_to)
+    tau_rc = devices.driver_tau_ps(ring_capacitance_ff, driver_resistance_ohm)
+    tau_e = spec["q_loaded"] * spec["resonance_um"] / (2 * math.pi * ring_modes.C_UM_PER_PS)
+    t_end = 40 * tau_e + 10 * tau_rc
+    ts, w = (np.asarray(a) for a in _weight_step(int(n_orders))(cols, float(v_from), v_to, tau_rc, t_end))
+    settle = waveform_metrics.settling_time(ts, w, tolerance)
+    return WeightUpdate(settle, tolerance, tau_rc, tau_e, float(w[0]), float(w[-1]), ts, w)
 
+
+@functools.lru_cache(maxsize=8)
+def _step_ring(ring_items: tuple) -> tuple[dict, dict]:
+    """(``rings.ring_specs`` at 1.55 µm, ``simulate.ring_columns`` at its resonance) of the ring ``dict(ring_items)``."""
     from prismpic.circuits import bank_model
     from prismpic.components import rings
 
-    ring = dict(ring or {})
+    ring = dict(ring_items)
     spec = rings.ring_specs(1.55, "add_drop", **ring)
-    v_to = 0.5 * spec["v_per_linewidth"] if v_to is None else float(v_to)
-    tau_rc = devices.driver_tau_ps(ring_capacitance_ff, driver_resistance_ohm)
     radius = ring.pop("radius", rings.ring_params("add_drop", {})["radius"])
     cols = jax.jit(lambda w, r: simulate.ring_columns(w, r, ring, bank_model.RING_SPACING))(
         np.array([spec["resonance_um"]]), np.array([radius]))
-    tau_e = spec["q_loaded"] * spec["resonance_um"] / (2 * math.pi * ring_modes.C_UM_PER_PS)
-    t_end = 40 * tau_e + 10 * tau_rc
+    return spec, cols
+
+
+@functools.lru_cache(maxsize=4)
+def _weight_step(n_orders: int, n_samples: int = 4001):
+    """jit((cols, v_from, v_to, τ_RC, t_end) → (t, weight(t)), ``n_samples`` points over [0, t_end] (ps))."""
+    import diffrax
+
     u = jnp.ones((1,), complex)
 
-    def system(t):
-        v = v_to + (v_from - v_to) * jnp.exp(-t / tau_rc)
-        s = simulate.systems_from_columns(cols, v, 0.0, n_orders)
-        return jax.tree_util.tree_map(lambda a: a[0], s)
+    def run(cols, v_from, v_to, tau_rc, t_end):
+        def system(t):
+            v = v_to + (v_from - v_to) * jnp.exp(-t / tau_rc)
+            return jax.tree_util.tree_map(lambda a: a[0], simulate.systems_from_columns(cols, v, 0.0, n_orders))
 
-    def field(t, x, args):
-        s = system(t)
-        z = x[0] + 1j * x[1]
-        dz = s.a @ z + s.b @ u
-        return jnp.stack([dz.real, dz.imag])
+        def field(t, x, args):
+            z = x[0] + 1j * x[1]
+            s = system(t)
+            dz = s.a @ z + s.b @ u
+            return jnp.stack([dz.real, dz.imag])
 
-    s0 = system(0.0)
-    z0 = simulate.settled_state(s0, u)
-    ts = jnp.linspace(0.0, t_end, 4001)
-    solve = jax.jit(lambda y0: diffrax.diffeqsolve(diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, t_end, tau_rc / 20,
-                              y0, saveat=diffrax.SaveAt(ts=ts),
-                              stepsize_controller=diffrax.PIDController(rtol=1e-8, atol=1e-10), max_steps=100_000).ys)
+        def weight(t, x):
+            s = system(t)
+            y = s.c @ (x[0] + 1j * x[1]) + s.d @ u
+            return jnp.abs(y[0]) ** 2 - jnp.abs(y[1]) ** 2
 
-    def weight(t, x):
-        s = system(t)
-        y = s.c @ (x[0] + 1j * x[1]) + s.d @ u
-        return jnp.abs(y[0]) ** 2 - jnp.abs(y[1]) ** 2
+        z0 = simulate.settled_state(system(0.0), u)
+        ts = jnp.linspace(0.0, t_end, n_samples)
+        xs = diffrax.diffeqsolve(diffrax.ODETerm(field), diffrax.Tsit5(), 0.0, t_end, tau_rc / 20,
+                                 jnp.stack([z0.real, z0.imag]), saveat=diffrax.SaveAt(ts=ts),
+                                 stepsize_controller=diffrax.PIDController(rtol=1e-8, atol=1e-10),
+                                 max_steps=100_000).ys
+        return ts, jax.vmap(weight)(ts, xs)
 
-    w = np.asarray(jax.jit(jax.vmap(weight))(ts, solve(jnp.stack([z0.real, z0.imag]))))
-    settle = waveform_metrics.settling_time(np.asarray(ts), w, tolerance)
-    return WeightUpdate(settle, tolerance, tau_rc, tau_e, float(w[0]), float(w[-1]), np.asarray(ts), w)
+    return jax.jit(run)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +196,7 @@ def query_latency(d: int = 32, symbol_rate_hz: float = 5e9, n_channels: int = 10
     sym = np.zeros((st.wl.size, n_sym))
     sym[:, n_sym // 2:] = 1.0
     volts = np.zeros(st.wl.size)  # every ring on its wavelength: the largest drop signal
-    y = np.asarray(simulate.query_waveforms(st, sym, volts)["current_a"])
+    y = np.asarray(jax.jit(lambda s, v: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
     edge = n_sym // 2 * st.samples_per_symbol
     half = 0.5 * (y[edge - 1] + y[-1])
     after = np.flatnonzero(np.sign(y[edge:] - half) == np.sign(y[-1] - half))
