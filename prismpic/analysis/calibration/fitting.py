@@ -3,7 +3,7 @@
 Solver: Levenberg–Marquardt with Marquardt's diagonal scaling (the damping follows the largest diagonal of
 JᵀJ seen, Moré, "The Levenberg–Marquardt algorithm", LNM 630 (1978)) and Nielsen's damping update (Madsen,
 Nielsen & Tingleff, "Methods for non-linear least squares problems" (2004), alg. 3.16), written as one
-``lax.while_loop``, jitted end to end and ``vmap``-ped over a batch of problems of equal shape (both
+``lax.while_loop``, jitted end to end and mapped (``lax.map``) over a batch of problems of equal shape (both
 coupling regimes of a ring, spectra of equal length, the levels of a PCM cell): one compiled call solves
 the batch, with no Python between iterations. Each iteration costs one forward-mode Jacobian and a
 (parameters × parameters) Cholesky solve. Chosen over ``scipy.optimize.least_squares`` (the path before issue
@@ -172,7 +172,10 @@ def levenberg_marquardt(fx, t0, n_res: int, max_steps: int = MAX_STEPS):
 
 @functools.lru_cache(maxsize=64)
 def batch_solver(residual, max_steps: int = MAX_STEPS):
-    """jit(vmap(solve)) for ``residual(x, args) -> (data residuals, constraint residuals)``: solves a batch.
+    """One compiled program for ``residual(x, args) -> (data residuals, constraint residuals)`` that solves a batch,
+    one problem after the other (``lax.map``: the solver is traced once; under ``vmap`` its while loop was traced to
+    a batching fixpoint and compiled with every carry batched, half again the compile time of a ring fit's first
+    call, for no faster solve on a CPU).
 
     Data residuals are in units of their noise (they make χ²); constraint residuals (possibly empty) are
     regularising terms like the priors. Called as ``fn(transform, prior_mu, prior_inv_sigma, args)``, every
@@ -196,7 +199,7 @@ def batch_solver(residual, max_steps: int = MAX_STEPS):
         return {"x": x, "data": r[:n], "prior": r[n:], "jac_data": jx[:n], "jac_prior": jx[n:], "steps": steps,
                 "ok": ok}
 
-    return jax.jit(jax.vmap(one))
+    return jax.jit(lambda *batch: jax.lax.map(lambda a: one(*a), batch))
 
 
 def solve(residual, boxes: list[Box], priors: list[tuple[np.ndarray, np.ndarray]], args: list[dict],
