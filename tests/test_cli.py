@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from prismpic.cli import app
@@ -68,6 +69,12 @@ def test_report_schema(report_dir):
     assert lay["drc_violations"] == [] and (out / lay["gds"]).read_bytes()[:4] == b"\x00\x06\x00\x02"
     for name in data["figures"]:
         assert (out / name).read_bytes()[:4] == b"\x89PNG"
+    td = data["time_domain"]  # the ring in time (issue 29): lifetime against Q_L/ω₀, steady state against S
+    assert td["ring"]["photon_lifetime_ps"] == pytest.approx(td["ring"]["expected_lifetime_ps"], rel=0.02)
+    assert td["ring"]["steady_state_error"] <= 1e-3 and 0 < td["ring"]["eye_opening"] <= 1
+    assert {"transient_eye.png", "transient_waveforms.png", "weight_update.png"} <= set(data["figures"])
+    tuning = [c for c in data["claims"] if c["id"] == "S1-10" and c["quantity"].startswith("tuning time")]
+    assert len(tuning) == 1 and tuning[0]["modeled"] == td["weight_update"]["settling_time_ps"]  # one simulation
 
 
 def test_claims_filter_and_unknown_id():

@@ -25,7 +25,7 @@ def report(
     params: Annotated[Path | None, typer.Option("--params", help="JSON parameter file (e.g. from calibrate)")] = None,
     sections: Annotated[str | None, typer.Option(
         "--sections", help="comma-separated sections to run (platform, devices, ring, crosstalk, link_budget, noise, "
-                           "recall, energy, layout, claims; those they need are added); default all")] = None,
+                           "recall, energy, time_domain, layout, claims; those they need are added); default all")] = None,
 ):
     """Run every analysis and write report.html (open it in a browser), report.json, figures and the prototype's
     GDS into OUT."""

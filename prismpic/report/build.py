@@ -290,6 +290,46 @@ def _energy(ctx: ReportContext) -> dict:
             "ptu": {r: ptu_budget(readout=r).to_dict() for r in ("broadband", "per_wavelength")}}
 
 
+def _time_domain(ctx: ReportContext) -> dict:
+    """The report's ring in time: a 10 Gbit/s on/off stream on its resonance (photon lifetime against Q_L/ω₀, the
+    steady state against the S-parameter model, the eye) and a weight update through the driver's RC (S1-10)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from prismpic.analysis.transient import circuits
+    from prismpic.analysis.transient.analyses import weight_update_settling
+    from prismpic.fileio import save_figure_atomic
+
+    ring = dict(ctx.params.get("ring", {}))
+    summary, traces = circuits.run_circuit("ring_add_drop", settings=dict(ring))
+    rate = summary["bit_rate_hz"]
+    names = circuits.write_figures(traces, ctx.workdir, f"the report's ring, {rate / 1e9:g} Gbit/s", "transient_")
+    ctx.figures[names[0]] = (f"The ring's drop port in time: a {rate / 1e9:g} Gbit/s on/off stream on its resonance "
+                             "(dots: the S-parameter model's static value) and its step response")
+    ctx.figures[names[1]] = f"Eye diagram of the ring's drop port at {rate / 1e9:g} Gbit/s (no noise: ISI only)"
+    w = weight_update_settling(ring=ring)
+    fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
+    ax.plot(w.t_ps, w.weight, lw=1.4)
+    ax.axvline(w.settling_time_ps, color="k", ls="--", lw=0.8, label=f"settled to 1 %: {w.settling_time_ps:.0f} ps")
+    ax.set_xlabel("time after the driver switches (ps)")
+    ax.set_ylabel("balanced weight |drop|² − |through|²")
+    ax.set_xlim(0, min(float(w.t_ps[-1]), 4 * w.settling_time_ps))
+    ax.legend(fontsize=8)
+    save_figure_atomic(fig, ctx.figure_path("weight_update.png", "A weight update: the ring's voltage steps by half "
+                                            f"a linewidth through the driver's {w.driver_tau_ps:.2g} ps RC; the "
+                                            "balanced weight follows through the ring's mode (S1-10)"))
+    plt.close(fig)
+    keep = ("photon_lifetime_ps", "expected_lifetime_ps", "lifetime_relative_error", "steady_state_error",
+            "settling_time_ps", "eye_opening", "bit_rate_hz", "symbols", "samples_per_symbol", "output_port")
+    return {"ring": {k: summary[k] for k in keep},
+            "weight_update": {"settling_time_ps": w.settling_time_ps, "tolerance": w.tolerance,
+                              "driver_tau_ps": w.driver_tau_ps, "photon_lifetime_ps": w.photon_lifetime_ps,
+                              "weight_before": w.weight_before, "weight_after": w.weight_after,
+                              "claim_ns": w.claim_ns, "meets_claim": w.meets_claim}}
+
+
 def _layout(ctx: ReportContext) -> dict:
     """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result, the PDK's KLayout layer
     properties and a PNG of the GDS drawn with them."""
@@ -338,6 +378,7 @@ SECTIONS: list[tuple[str, Callable[[ReportContext], dict]]] = [
     ("noise", _noise),
     ("recall", _recall),
     ("energy", _energy),
+    ("time_domain", _time_domain),
     ("layout", _layout),
     ("claims", _claims),
 ]

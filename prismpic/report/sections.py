@@ -19,7 +19,7 @@ from prismpic.report.formatting import fmt, fmt_range, plain
 VERDICTS = ("consistent", "inconsistent", "depends", "needs-data")
 SECTIONS = (("summary", "Summary"), ("claims", "Claims"), ("layout", "Layout"), ("ring", "Ring"),
             ("crosstalk", "Crosstalk"), ("link_budget", "Link budget"), ("noise", "Noise"), ("recall", "Recall"),
-            ("energy", "Energy"), ("platform", "Platform"), ("devices", "Devices"), ("files", "Files"))
+            ("energy", "Energy"), ("time_domain", "Time domain"), ("platform", "Platform"), ("devices", "Devices"), ("files", "Files"))
 TITLES = dict(SECTIONS)
 # PNG figures: the section showing them and, where one exists, the interactive figure that replaces the image
 # on the page (the PNG stays beside the report and is linked).
@@ -34,6 +34,9 @@ FIGURES = {
     "recall_separation.png": ("recall", "recall_separation"),
     "recall_drift_split.png": ("recall", "recall_drift_split"),
     "tornado.png": ("claims", None),
+    "transient_waveforms.png": ("time_domain", None),
+    "transient_eye.png": ("time_domain", None),
+    "weight_update.png": ("time_domain", None),
 }
 
 
@@ -422,6 +425,28 @@ def _energy(en: dict) -> list[dict]:
     return blocks
 
 
+def _time_domain(td: dict) -> list[dict]:
+    r, w = td.get("ring") or {}, td.get("weight_update") or {}
+    rate = r.get("bit_rate_hz") or 0.0
+    rows = [["photon lifetime (energy decay, simulated)", fmt(r.get("photon_lifetime_ps"), "ps"),
+             f"Q_L/ω₀ = {fmt(r.get('expected_lifetime_ps'), 'ps')} from the ring's specs"],
+            ["steady state against the S-parameter model", fmt(r.get("steady_state_error")),
+             "largest relative difference after settling"],
+            ["settling of the drop port after an input step", fmt(r.get("settling_time_ps"), "ps"), "to 1 %"],
+            [f"eye opening at {fmt(rate / 1e9, 'Gbit/s')}", fmt(r.get("eye_opening")),
+             f"{r.get('symbols')} random on/off symbols, no noise"],
+            ["weight update settled to 1 % (S1-10)", fmt(w.get("settling_time_ps"), "ps"),
+             f"half-linewidth step through a {fmt(w.get('driver_tau_ps'), 'ps')} driver RC; S1-10 claims < "
+             f"{fmt(w.get('claim_ns'), 'ns')}"]]
+    text = ("Waveforms through the ring's mode equations (coupled-mode form with the decay rates, coupling and "
+            "detuning of the S-parameter model; prismpic.analysis.transient), the carrier on the ring's resonance. "
+            "`prismpic transient` runs these and a PRISM channel with other settings.")
+    return [{"kind": "text", "text": text},
+            table("The ring in time", ["quantity", "value", "how"], rows, text_cols=(0, 2)),
+            {"kind": "figure", "name": "transient_eye.png"}, {"kind": "figure", "name": "transient_waveforms.png"},
+            {"kind": "figure", "name": "weight_update.png"}]
+
+
 # The solver's crystal_axis (pdk/ridge_geometry.Ridge) names the crystal axis of the TE field in the X-cut film
 # (crystal x vertical); the light propagates along the other in-plane axis: (propagation, TE field, index seen).
 TE_AXES = {"z": ("y", "z", "n_e"), "y": ("z", "y", "n_o")}
@@ -477,7 +502,7 @@ def _files(report: dict) -> list[dict]:
 
 
 BUILDERS = {"layout": _layout, "ring": _ring, "crosstalk": _crosstalk, "link_budget": _link_budget, "noise": _noise,
-            "recall": _recall, "energy": _energy, "platform": _platform, "devices": _devices}
+            "recall": _recall, "energy": _energy, "time_domain": _time_domain, "platform": _platform, "devices": _devices}
 
 
 def sections(report: dict) -> list[dict]:

@@ -102,8 +102,8 @@ def channel_run(bit_rate_hz, symbols, samples_per_symbol, d: int = 8, n_orders: 
     return summary, traces
 
 
-def write_figures(traces: dict, folder: Path, title: str) -> list[str]:
-    """waveforms.png and eye.png in ``folder`` (atomic writes); returns the file names."""
+def write_figures(traces: dict, folder: Path, title: str, prefix: str = "") -> list[str]:
+    """``prefix``waveforms.png and ``prefix``eye.png in ``folder`` (atomic writes); returns the file names."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -132,7 +132,8 @@ def write_figures(traces: dict, folder: Path, title: str) -> list[str]:
         ax2.set_xlabel("time after the input step (ps)")
         ax2.set_ylabel(traces["label"])
         ax2.set_title("step response at resonance")
-    save_figure_atomic(fig, folder / "waveforms.png")
+    names = [f"{prefix}waveforms.png", f"{prefix}eye.png"]
+    save_figure_atomic(fig, folder / names[0])
     plt.close(fig)
     eye = eye_traces(y, sps, delay)
     fig, ax = plt.subplots(figsize=(6, 4.5), constrained_layout=True)
@@ -143,6 +144,6 @@ def write_figures(traces: dict, folder: Path, title: str) -> list[str]:
     ax.set_xlabel("time from the sampling instant (ps)")
     ax.set_ylabel(traces["label"])
     ax.set_title(f"eye diagram: {title}")
-    save_figure_atomic(fig, folder / "eye.png")
+    save_figure_atomic(fig, folder / names[1])
     plt.close(fig)
-    return ["waveforms.png", "eye.png"]
+    return names
