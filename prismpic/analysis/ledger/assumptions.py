@@ -230,8 +230,6 @@ def _build() -> dict[str, Assumption]:
         Assumption("soa_nf_db", "SOA noise figure", 7.0, 6.5, 10.0, "dB", "REFERENCES.md: SOA NF 7–10 dB, best < 6.5 dB"),
         Assumption("soa_stages", "SOA stages a signal passes", 10, 1, 127, "", "S2-09: SOAs between the 128 cores "
                    "(up to 127 in a chain) and in the loop; nominal 10 (assumption)", "log", True),
-        Assumption("soa_psat_dbm", "SOA saturation output power", 10.0, 8.0, 13.0, "dBm",
-                   "REFERENCES.md: P_sat +8 to +13 dBm"),
         Assumption("soa_lifetime_ps", "SOA effective carrier lifetime", 300.0, 100.0, 1000.0, "ps",
                    "REFERENCES.md: SOA gain dynamics < 1 ns; range assumption", "log"),
         Assumption("ptu_channel_dbm", "power per wavelength at an SOA", 0.0, -10.0, 3.0, "dBm",
