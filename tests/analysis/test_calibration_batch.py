@@ -33,6 +33,7 @@ import numpy as np
 import psutil
 import pytest
 
+from prismpic import user_cache
 from prismpic.analysis import calibration
 from prismpic.analysis.calibration import batch, wafer
 from prismpic.analysis.calibration.batch import Device, DeviceResult, run_batch
@@ -349,7 +350,7 @@ def test_local_workers_share_this_process_compilation_cache(monkeypatch):
 
     import jax
 
-    env = batch.worker_environment()
+    env = user_cache.worker_environment()
     assert env["JAX_COMPILATION_CACHE_DIR"] == jax.config.jax_compilation_cache_dir  # the run's cache (conftest)
     probe = ("import jax; print(jax.config.jax_compilation_cache_dir, "
              "jax.config.jax_persistent_cache_min_compile_time_secs)")
@@ -359,7 +360,7 @@ def test_local_workers_share_this_process_compilation_cache(monkeypatch):
     from types import SimpleNamespace
 
     monkeypatch.setitem(sys.modules, "jax", SimpleNamespace(config=SimpleNamespace(jax_compilation_cache_dir=None)))
-    assert batch.worker_environment() == {}
+    assert user_cache.worker_environment() == {}
 
 
 def test_existing_scheduler_and_unreachable_one(wafer_dir, monkeypatch):

@@ -20,13 +20,12 @@ when its previous status is final (fitted, failed, bad input) with the same file
 same bytes (``file_digest``) and the same fit and options (``fit_key``).
 
 Engine (``run_batch``): ``workers=0`` runs the fits here, one after the other; ``workers>=1`` starts a Dask
-``LocalCluster`` on this machine (that many worker processes, one thread each, its scratch files in a
-temporary folder removed afterwards; the workers share this process's JAX compilation cache, when it has one, so
-the fit compiles once for the machine, not once per worker: ``worker_environment``); ``scheduler="tcp://HOST:PORT"`` sends the fits to an existing cluster,
-whose workers must import the same prismpic and see the spectrum files at the same absolute paths (a shared
-file system); a tls:// (or wss://) one needs a ``distributed.security.Security`` or TLS in the Dask
-configuration. Results come back in input order, so the table does not depend on the engine. The cluster and
-client are closed on the way out, on errors and Ctrl-C included.
+``LocalCluster`` here (that many worker processes, one thread each, scratch in a temporary folder removed
+afterwards, this process's JAX compilation cache shared: ``user_cache.worker_environment``, one compile per
+machine); ``scheduler="tcp://HOST:PORT"`` sends the fits to an existing cluster, whose workers must import the
+same prismpic and see the spectrum files at the same absolute paths (a shared file system); a tls:// (or wss://)
+one needs a ``distributed.security.Security`` or TLS in the Dask configuration. Results come back in input
+order, so the table does not depend on the engine. Cluster and client are closed on every way out (errors, Ctrl-C).
 
 ``closed_form_fit.closed_form_ring_csv`` is a fast fit of the same form (the closed-form spectrum analysis,
 milliseconds per spectrum), for a first look at a wafer and for the tests.
@@ -52,6 +51,7 @@ from concurrent.futures import CancelledError  # the base of Dask's FutureCancel
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prismpic import user_cache
 from prismpic.analysis.measurements import decode_text, read_spectrum_csv
 from prismpic.fileio import jsonable
 
@@ -467,24 +467,6 @@ def _close(client) -> None:
         client.close(timeout=CLOSE_TIMEOUT_S)
 
 
-def worker_environment() -> dict[str, str]:
-    """Environment variables for the LocalCluster's workers: this process's JAX persistent compilation cache
-    settings (JAX reads them when the worker imports it), or none when this process has no such cache. A worker
-    then loads the fit this process or another worker compiled (same program, same key) instead of compiling it
-    again: tens of CPU-seconds per worker for the physical fit."""
-    import sys
-
-    jax = sys.modules.get("jax")
-    if jax is None or not jax.config.jax_compilation_cache_dir:
-        return {}
-    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
-             "jax_persistent_cache_min_entry_size_bytes", "jax_compilation_cache_max_size")
-    env = {name.upper(): str(getattr(jax.config, name)) for name in names}
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
-        env["TF_CPP_MIN_LOG_LEVEL"] = os.environ["TF_CPP_MIN_LOG_LEVEL"]
-    return env
-
-
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, workers: int, security=None):
     """A ``distributed.Client``: on a fresh ``LocalCluster`` (``workers`` processes, 1 thread each, scratch in a
@@ -497,7 +479,7 @@ def dask_client(scheduler: str | None, workers: int, security=None):
             scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="prismpic-dask-"))
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, local_directory=scratch,
-                dashboard_address=None, silence_logs=logging.ERROR, env=worker_environment()))
+                dashboard_address=None, silence_logs=logging.ERROR, env=user_cache.worker_environment()))
             client = Client(cluster)
         else:
             try:
