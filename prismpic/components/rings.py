@@ -43,6 +43,7 @@ import numpy as np
 import sax
 
 from prismpic.checks import check_choice, check_number, check_range
+from prismpic.components import ring_resonance
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
@@ -60,11 +61,8 @@ from prismpic.components.ring_physics import (
     db_to_amplitude,
     default_bus_length,
     plate_offset,
-    ring_ng,
     ring_round_trip,
-    ring_tuning_pm_per_v,
     round_trip_loss_db,
-    thermo_optic_dneff_dt,
 )
 from prismpic.components.waveguides import straight
 from prismpic.pdk import dispersion
@@ -402,52 +400,45 @@ def ring_params(kind: str, params: dict) -> dict:
     return full
 
 
-def _round_trip_phase(p: dict):
-    """θ(λ) (rad) of the ring with the accepted parameters ``p``."""
-    def theta(wl):
-        return float(ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                     p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                     p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **_wall(p),
-                                     dneff=p["dneff"], dng=p["dng"])[1])
-    return theta
+def _validated(kind: str, params: dict, wl0) -> dict:
+    """Every model argument of the ring (``ring_params``), checked by the model itself at ``wl0`` (µm)."""
+    p = ring_params(kind, params)
+    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
+    model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
+    return p
 
 
 def resonance_order(wl0=1.55, kind: str = "add_drop", **params) -> int:
     """Longitudinal order m (θ = 2πm) of the resonance nearest ``wl0`` (µm)."""
-    return round(_round_trip_phase(ring_params(kind, params))(wl0) / (2 * math.pi))
+    p = _validated(kind, params, wl0)
+    return round(float(ring_resonance.round_trip_phase(p, wl0)) / (2 * math.pi))
+
+
+def _checked_order(p: dict, kind: str, order) -> int | None:
+    """``order`` checked against the orders whose resonance lies inside the tabulated band (None passes)."""
+    if order is None:
+        return None
+    m = check_number("order", order, integer=True)
+    lo, hi = dispersion.domain()["te"]["wl"]
+    th_lo, th_hi = ring_resonance.round_trip_phase(p, [lo, hi]) / (2 * math.pi)
+    check_range("order", m, math.ceil(th_hi), math.floor(th_lo))
+    return m
 
 
 def resonance_wavelength(wl0=1.55, kind: str = "add_drop", order: int | None = None, **params) -> float:
     """Resonance wavelength (µm) of order ``order`` (default: the one nearest ``wl0``): θ(λ) = 2πm solved by
-    Newton's method from ``wl0``.
+    Newton's method from ``wl0`` (``ring_resonance``: one compiled program).
 
     The slope is dθ/dλ = −2πL n_g/λ² (n_g = n − λ dn/dλ), exact for the unperturbed ring;
     with voltage or temperature the iteration still converges (linearly, rate ~ |Δn_g|/n_g).
     """
-    p = ring_params(kind, params)
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    wall = _wall(p)
-    theta = _round_trip_phase(p)
-    if order is None:
-        m = round(theta(wl0) / (2 * math.pi))
-    else:  # the orders whose resonance lies inside the tabulated band
-        lo, hi = dispersion.domain()["te"]["wl"]
-        m = check_number("order", order, integer=True)
-        check_range("order", m, math.ceil(theta(hi) / (2 * math.pi)), math.floor(theta(lo) / (2 * math.pi)))
-    wl = float(wl0)
-    length = 2 * math.pi * p["radius"]
-    for _ in range(50):
-        slope = -2 * math.pi * length * (float(ring_ng(wl, *geo, **wall)) + p["dng"]) / wl**2
-        step = (theta(wl) - 2 * math.pi * m) / slope
-        wl -= step
-        if abs(step) < 1e-14:
-            break
-    return wl
+    p = _validated(kind, params, wl0)
+    return ring_resonance.resonance_wavelength(p, wl0, _checked_order(p, kind, order))
 
 
 def ring_specs(wl0=1.55, kind: str = "add_drop", order: int | None = None, **params) -> dict[str, float]:
     """Specs of a ring (outputs of its geometry and physics), at the resonance of order ``order`` (default: the
-    one nearest ``wl0``; ``resonance_order``).
+    one nearest ``wl0``; ``resonance_order``), computed by one compiled program (``ring_resonance``).
 
     Formulas (Bogaerts et al., Laser Photon. Rev. 6, 47 (2012), eqs. (5)–(9)), with t_i, κ_i
     carrying the coupler excess loss and a the round-trip amplitude:
@@ -469,56 +460,8 @@ def ring_specs(wl0=1.55, kind: str = "add_drop", order: int | None = None, **par
         drop_loss_db (NaN for all-pass), tuning_pm_per_v, v_per_linewidth, thermal_pm_per_k,
         kappa2 (input coupler power coupling), kappa2_drop, round_trip_loss_db, ng.
     """
-    p = ring_params(kind, params)
-    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
-    model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
-    lam = resonance_wavelength(wl0, kind, order, **params)
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    wall = _wall(p)
-    ng = float(ring_ng(lam, *geo, **wall)) + float(p["dng"])
-    length = 2 * math.pi * p["radius"]
-    t1, k1, t2, k2 = (float(x) for x in coupler_fields(lam, p["gap"], p["gap_drop"], p["radius"], p["width"],
-                                                  p["film_thickness"], p["etch_depth"], p["coupler_loss_db"], **wall))
-    if kind == "all_pass":
-        t2, k2 = 1.0, 0.0
-    eta_rt = db_to_amplitude(p["coupler_loss_db"]) ** (2 if kind == "add_drop" else 1)  # coupler passes per turn
-    loss_db = float(round_trip_loss_db(lam, *geo, p["loss_db_per_cm"], **wall))
-    a = db_to_amplitude(loss_db)
-    x = t1 * t2 * a
-    fsr = lam**2 / (ng * length)
-    # half maximum of the Airy line 1/(1 + 4x sin²(θ/2)/(1 − x)²): θ_½ = 2 asin((1 − x)/(2√x));
-    # → (1 − x)/√x (Bogaerts' form) for high finesse
-    u = (1 - x) / (2 * math.sqrt(x))
-    fwhm = 2 * math.asin(u) * lam**2 / (math.pi * ng * length) if u <= 1 else math.nan
-    alpha_i = -2 * math.log(a * eta_rt) / length  # power loss per µm, ring + couplers
-    q_i = 2 * math.pi * ng / (lam * alpha_i) if alpha_i > 0 else math.inf
-    res = np.asarray(add_drop_fields(t1, k1, t2, k2, a, 0.0))
-    anti = np.asarray(add_drop_fields(t1, k1, t2, k2, a, math.pi))
-    bus = abs(complex(bus_transmission(lam, default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None
-                           else p["bus_length"], p["width"], p["film_thickness"], p["etch_depth"],
-                           p["loss_db_per_cm"], **wall))) ** 2
-    tune = float(ring_tuning_pm_per_v(lam, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                      p["electrode_coverage"], p["film_thickness"], p["etch_depth"], **wall))
-    thermal = float(lam * thermo_optic_dneff_dt(lam, *geo, **wall) / ng * 1e6)
-    with np.errstate(divide="ignore"):
-        ext = float(10 * np.log10(abs(anti[0]) ** 2) - 10 * np.log10(abs(res[0]) ** 2))
-    drop_loss = -10 * math.log10(abs(res[1]) ** 2 * bus) if kind == "add_drop" else math.nan
-    return {
-        "resonance_um": lam,
-        "fsr_nm": fsr * 1e3,
-        "fwhm_nm": fwhm * 1e3,
-        "q_loaded": lam / fwhm,
-        "q_intrinsic": q_i,
-        "extinction_db": ext,
-        "drop_loss_db": drop_loss,
-        "tuning_pm_per_v": tune,
-        "v_per_linewidth": fwhm * 1e6 / tune,
-        "thermal_pm_per_k": thermal,
-        "kappa2": k1**2,
-        "kappa2_drop": k2**2,
-        "round_trip_loss_db": loss_db,
-        "ng": ng,
-    }
+    p = _validated(kind, params, wl0)
+    return ring_resonance.specs(p, kind, wl0, _checked_order(p, kind, order))
 
 
 def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:

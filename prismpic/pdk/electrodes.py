@@ -175,16 +175,22 @@ def field_factor(
 
 @functools.partial(jax.jit, static_argnums=1)
 def _ln_f(x, layout: str):
-    """The fitted ln f at the scaled variables ``x`` (..., 7) of ``layout`` (integer powers: finite gradients at 0)."""
+    """The fitted ln f at the scaled variables ``x`` (..., 7) of ``layout``: Σ_j c_j Π_i x_i^{e_ji}, each power a
+    product of the variable with itself (integer powers: finite gradients at 0), all terms as one gather."""
+    exponents, coefficients = _fit_arrays(layout)
+    powers = [jnp.ones_like(x), x]
+    for _ in range(2, int(exponents.max()) + 1):
+        powers.append(powers[-1] * x)
+    table = jnp.stack(powers, axis=-1)  # (..., 7, degree + 1): x_i^k
+    factors = table[..., np.arange(exponents.shape[1]), exponents]  # (..., terms, 7): x_i^{e_ji}
+    return jnp.prod(factors, axis=-1) @ coefficients
+
+
+@functools.cache
+def _fit_arrays(layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """The stored fit of ``layout`` as (exponents (terms, 7) int, coefficients (terms,))."""
     fit = load_fit()["layouts"][layout]
-    ln_f = 0.0
-    for e, c in zip(fit["exponents"], fit["coefficients"], strict=True):
-        term = c
-        for i, k in enumerate(e):
-            if k:
-                term = term * x[..., i] ** k
-        ln_f = ln_f + term
-    return ln_f
+    return np.asarray(fit["exponents"], dtype=int), np.asarray(fit["coefficients"], dtype=float)
 
 
 # ---------------------------------------------------------------------------- building the fit
