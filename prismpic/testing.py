@@ -43,6 +43,10 @@ def _call(model, wl, params):
     return model(wl=wl, **params)
 
 
+def _is_number(v) -> bool:
+    return isinstance(v, float | int) and not isinstance(v, bool)
+
+
 def _largest_singular_value(s) -> float:
     return float(jnp.max(jnp.linalg.svd(s, compute_uv=False)))
 
@@ -102,7 +106,10 @@ def check_jit(model: Callable, wl=None, tol: float = 1e-9, eager=None, **params)
     ``wl`` when the caller has it (``check_s``'s), so the model is not evaluated eagerly again.
     """
     wl = band(51) if wl is None else wl
-    floats = {k: v for k, v in params.items() if isinstance(v, float | int) and not isinstance(v, bool)}
+    # every numeric setting traced (the given ones and the defaults): one program serves every parameter set of a
+    # model with the same static settings (the persistent compilation cache then hands it to the next test)
+    settings = {k: v for k, v in sax.get_settings(model).items() if k != "wl"}
+    floats = {k: v for k, v in {**settings, **params}.items() if _is_number(v)}
     static = {k: v for k, v in params.items() if k not in floats}
 
     @jax.jit
