@@ -1,7 +1,8 @@
 """Smoke test of prismpic on the installed gdsfactory / SAX / JAX / klujax versions (< 1 min).
 
 It holds what the dependency ranges in ``pyproject.toml`` promise at both ends: ``.ci/run`` runs it in a second
-environment on the lowest versions (``ci/lowest.txt``), and it is how an install beside a foundry PDK is checked.
+environment on the lowest versions (``ci/lowest.txt``), and in a third beside the foundry PDK cspdk 1.4.2 (which pins
+gdsfactory 9.34.x), where the foundry check below must run, not skip.
 It needs nothing beyond prismpic's own dependencies (no pytest), and runs two ways:
 
     python tests/smoke/smoke_versions.py          # prints the versions and one line per check; exit 1 on failure
@@ -9,7 +10,8 @@ It needs nothing beyond prismpic's own dependencies (no pytest), and runs two wa
 
 The checks: import prismpic; build a cell and write its GDS (read back with KLayout); a small netlist through
 ``sax.circuit`` with ``prismpic.get_pdk().models`` against the structured fast model; one report section; and,
-when gdsfactory foundry PDKs (cspdk, lnoi400) are installed, a prismpic cell built while each is active.
+when gdsfactory foundry PDKs (cspdk, lnoi400) are installed, a prismpic cell built while each is active (an
+installed one whose ``PDK`` does not import fails the check; it skips only when none is installed).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 PACKAGES = ("prismpic", "gdsfactory", "kfactory", "klayout", "sax", "jax", "jaxlib", "klujax", "numpy", "scipy",
-            "cspdk", "lnoi400")
+            "cspdk", "lnoi400", "gplugins")
 # gdsfactory foundry PDKs checked when installed: distribution -> modules that may hold its ``PDK`` (newest layout last)
 FOUNDRY_PDKS = {"cspdk": ("cspdk.si220.cband", "cspdk.si220"), "lnoi400": ("lnoi400",)}
 
@@ -118,26 +120,37 @@ def test_cell_beside_foundry_pdk():
     pdks = foundry_pdks()
     if not pdks:
         skip("no foundry PDK installed")
-    for radius, pdk in enumerate(pdks.values(), start=30):
+    for radius, (dist, pdk) in enumerate(pdks.items(), start=30):
         pdk.activate()
         ring = ring_add_drop(radius=float(radius))  # a new cell each time, not one cached under another PDK
         assert gf.get_active_pdk().name == pdk.name, pdk.name
         assert sorted(p.name for p in ring.ports if p.name.startswith("o")) == ["o1", "o2", "o3", "o4"]
         assert gf.get_active_pdk().get_component("straight").ports, pdk.name  # the foundry's cell, its own PDK
+        print(f"  beside {dist} {metadata.version(dist)}: PDK {pdk.name!r} active, prismpic cell {ring.name} built")
 
 
 def foundry_pdks() -> dict:
-    """The ``PDK`` object of each installed distribution in ``FOUNDRY_PDKS``, by distribution name."""
+    """The ``PDK`` object of each installed distribution in ``FOUNDRY_PDKS``, by distribution name. An installed
+    distribution none of whose modules imports with a ``PDK`` is an error, not a silent skip."""
     found = {}
     for dist, modules in FOUNDRY_PDKS.items():
+        try:
+            version = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+        errors = []
         for name in modules:
             try:
                 mod = importlib.import_module(name)
-            except ImportError:
+            except ImportError as e:
+                errors.append(f"{name}: {e!r}")
                 continue
             if hasattr(mod, "PDK"):
                 found[dist] = mod.PDK
                 break
+            errors.append(f"{name}: no PDK")
+        else:
+            raise AssertionError(f"{dist} {version} is installed but has no importable PDK: " + "; ".join(errors))
     return found
 
 
