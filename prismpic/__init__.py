@@ -28,11 +28,12 @@ except metadata.PackageNotFoundError:  # a source tree that is not installed
 __all__ = ["PDK", "__version__", "activated", "get_pdk"]
 
 
-def get_pdk():
-    """Return the prismpic gdsfactory PDK (activated); see ``prismpic.pdk_registry``."""
+def get_pdk(platform: str | None = None):
+    """Return the prismpic gdsfactory PDK (activated), on a platform preset's stack when ``platform`` names one
+    (``prismpic.pdk.platforms.PLATFORMS``); see ``prismpic.pdk_registry``."""
     from prismpic.pdk_registry import get_pdk as build
 
-    return build()
+    return build(platform)
 
 
 def __getattr__(name: str):

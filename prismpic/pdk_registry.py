@@ -20,8 +20,9 @@ import gdsfactory as gf
 from prismpic.circuits.registry import circuits, models
 from prismpic.components.electrical import CELLS as ELECTRICAL_CELLS
 from prismpic.components.registry import devices
-from prismpic.pdk.activation import platform_parts
-from prismpic.pdk.platforms import Platform, get_platform, preset_settings
+from prismpic.pdk.activation import PDK_NAME, platform_parts
+from prismpic.pdk.platforms import Platform, accepted_settings, get_platform, preset_settings
+from prismpic.pdk.stack import get_layer_stack
 
 
 def cells() -> dict:
@@ -37,23 +38,50 @@ def platform_models(platform: str | Platform) -> dict:
     """Every model of ``build_pdk().models`` with the preset's stack values as its defaults (``functools.partial``),
     so ``sax.circuit(netlist, platform_models("tfln400"))`` simulates on that stack; a netlist's own settings
     still win. ``platform``: a name of ``prismpic.pdk.platforms.PLATFORMS`` or a ``Platform``."""
-    preset = get_platform(platform)
+    return _with_preset(models(), get_platform(platform))
+
+
+def platform_cells(platform: str | Platform) -> dict:
+    """Every cell of ``cells()`` with the preset's values as defaults where the cell takes them: the cells whose
+    geometry follows from the stack (``prism_bank`` and ``prototype_8x8`` plan their ring radii on it) are drawn
+    for that stack, the others are unchanged. ``platform``: a preset name or a ``Platform``."""
+    return _with_preset(cells(), get_platform(platform))
+
+
+def _with_preset(functions: dict, preset: Platform) -> dict:
     found = {}
-    for name, model in models().items():
-        values = preset_settings(preset, model)
-        found[name] = partial(model, **values) if values else model
+    for name, fn in functions.items():
+        values = preset_settings(preset, fn)
+        found[name] = partial(fn, **values) if values else fn
     return found
 
 
-@cache
-def build_pdk() -> gf.Pdk:
+def pdk_name(platform: str | Platform | None = None) -> str:
+    """The gdsfactory name of prismpic's PDK on ``platform`` (None or the ``"prismpic"`` preset: the default stack)."""
+    preset = get_platform(platform or "prismpic")
+    return PDK_NAME if preset == get_platform("prismpic") else f"{PDK_NAME}@{preset.name}"
+
+
+def build_pdk(platform: str | Platform | None = None) -> gf.Pdk:
     """The prismpic PDK, built once and not activated (``prismpic.PDK``), with every registered model
-    (``prismpic.circuits.registry.models``)."""
-    return gf.Pdk(cells=cells(), models=models(), **platform_parts())
+    (``prismpic.circuits.registry.models``); on a preset (``platform``, a name of ``pdk.platforms.PLATFORMS`` or a
+    ``Platform``) its cells and models take the preset's values (``platform_cells``, ``platform_models``) and its
+    layer stack is the preset's."""
+    return _built_pdk(get_platform(platform or "prismpic"))
 
 
-def get_pdk() -> gf.Pdk:
-    """Return the prismpic PDK, activated (so cell and cross-section names resolve)."""
-    pdk = build_pdk()
+@cache
+def _built_pdk(preset: Platform) -> gf.Pdk:
+    if preset == get_platform("prismpic"):
+        return gf.Pdk(cells=cells(), models=models(), **platform_parts())
+    stack = accepted_settings(get_layer_stack, preset.settings())
+    return gf.Pdk(cells=platform_cells(preset), models=platform_models(preset),
+                  **(platform_parts() | {"name": pdk_name(preset), "layer_stack": get_layer_stack(**stack)}))
+
+
+def get_pdk(platform: str | Platform | None = None) -> gf.Pdk:
+    """Return the prismpic PDK (on ``platform``'s stack when given, a preset name), activated (so cell and
+    cross-section names resolve)."""
+    pdk = build_pdk(platform)
     pdk.activate()
     return pdk

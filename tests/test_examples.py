@@ -163,14 +163,14 @@ def test_foreign_pdk_cross_section(in_tmp):
     λ²/(n_g·ΔL) with the foundry PDK's own n_g = 2.22 for that rib (lnoi400/models.py, xs_rwg1000) to 2 %, and
     with prismpic's n_g of the 1.0 µm ridge on the preset to 0.5 %."""
     from prismpic.pdk import dispersion
-    from prismpic.pdk.platforms import PLATFORMS
+    from prismpic.pdk.platforms import preset_settings
 
     mod = load("foreign_pdk_cross_section")
     out = mod.cli(["--quick"])
     fringe = out["fringe_nm"]["tfln400"]
     wl0 = 1.55
     assert fringe == pytest.approx(wl0**2 / (2.22 * mod.DELTA_LENGTH_UM) * 1e3, rel=0.02)
-    stack = {k: v for k, v in PLATFORMS["tfln400"].settings().items() if k != "loss_db_per_cm"}
-    ng = float(dispersion.ng(wl0, width=1.0, polarization="te", crystal_axis="z", **stack))
+    ng = float(dispersion.ng(wl0, width=1.0, polarization="te", crystal_axis="z",
+                             **preset_settings("tfln400", dispersion.ng)))
     assert fringe == pytest.approx(wl0**2 / (ng * mod.DELTA_LENGTH_UM) * 1e3, rel=0.005)
     assert (in_tmp / "foreign_mzi.png").exists()

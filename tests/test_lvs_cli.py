@@ -77,8 +77,10 @@ def test_a_circuit_built_with_other_parameters_fails(files):
     (["bare.gds", "--netlist", "tree.yml"], ["bare.gds' carries no port metadata", "--circuit"]),
     (["tree.gds"], ["give the schematic as --netlist FILE or as --circuit NAME"]),
     (["tree.gds", "--netlist", "tree.yml", "--circuit", "splitter_tree"], ["one of them"]),
-    (["tree.gds", "--netlist", "tree.yml", "--set", "n_outputs=4"], ["--set takes parameters of --circuit"]),
+    (["tree.gds", "--netlist", "tree.yml", "--set", "n_outputs=4"], ["--set and --platform take parameters of --circuit"]),
+    (["tree.gds", "--netlist", "tree.yml", "--platform", "tfln400"], ["with --netlist the netlist holds them"]),
     (["tree.gds", "--circuit", "no_such_cell"], ["--circuit = 'no_such_cell' is not a registered cell"]),
+    (["tree.gds", "--circuit", "splitter_tree", "--platform", "lnoi999"], ["--platform = 'lnoi999' is not a platform preset"]),
     (["tree.gds", "--circuit", "splitter_tree", "--set", "colour=3"], ["has no parameter 'colour'"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(files, args, needles):

@@ -32,6 +32,7 @@ from prismpic.circuits.bank_model import (
     drop_jogs_um,
     eager_while_tracing,
     plan_radii,
+    plan_stack,
     prepare_bank,
 )
 from prismpic.components import electrical, ring_physics, rings
@@ -79,6 +80,7 @@ def prism_channel(
     gap: float = ring_physics.GAP,
     gap_drop: float | None = None,
     width: float = RIDGE_WIDTH,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """One PRISM channel: d add-drop rings on a through bus (bottom) and a drop bus (top).
 
@@ -93,6 +95,8 @@ def prism_channel(
         gap: through-bus–ring gap of every ring (µm).
         gap_drop: drop-bus–ring gap (µm); None takes ``gap``.
         width: ridge width of rings and buses (µm).
+        electrode_height: the rings' plates on the slab (None) or this high above the film (µm), as
+            ``ring_add_drop``.
 
     Ports: o1 through-bus input (left), o2 through output (right), o3 drop-bus end (right,
     unused), o4 drop output (left); e{2j+1}/e{2j+2} the lower/upper plates of ring j.
@@ -118,7 +122,8 @@ def prism_channel(
     c = gf.Component()
     prev = None
     for j, r in enumerate(radii):
-        ring = c << rings.ring_add_drop(radius=r, gap=gap, gap_drop=gap_drop, width=width)
+        ring = c << rings.ring_add_drop(radius=r, gap=gap, gap_drop=gap_drop, width=width,
+                                        electrode_height=electrode_height)
         if prev is None:
             c.add_port("o1", port=ring.ports["o1"])
             c.add_port("o4", port=ring.ports["o4"])
@@ -231,6 +236,7 @@ def prism_row(
     width: float = RIDGE_WIDTH,
     pad_size: float = PAD_SIZE,
     bend_radius: float = BEND_RADIUS,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """A PRISM channel with its readout: balanced photodetector, a signal pad per ring, a ground rail.
 
@@ -252,6 +258,7 @@ def prism_row(
         width: ridge width (µm).
         pad_size: side of the signal and ground pads (µm), ≤ the ring pitch − 2 µm.
         bend_radius: minimum radius of the return path's Euler bends (µm).
+        electrode_height: the rings' plates on the slab (None) or this high above the film (µm).
 
     Ports: o1 input (west). Electrical: e1 … e_d signal pads (north edge), e_{d+1} ground
     pad, e_{d+2} … e_{d+4} the detector's pads (through outer, difference, drop outer).
@@ -271,7 +278,8 @@ def prism_row(
     plan = row_plan(radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius)
     d = len(radii)
     c = gf.Component()
-    ch_cell = prism_channel(radii=radii, ring_spacing=ring_spacing, gap=gap, gap_drop=gap_drop, width=width)
+    ch_cell = prism_channel(radii=radii, ring_spacing=ring_spacing, gap=gap, gap_drop=gap_drop, width=width,
+                            electrode_height=electrode_height)
     ch = c << ch_cell
     x0, y0 = ch_cell.ports["o1"].dcenter
     ch.dmove((-um_from_nm(nm_from_um(x0)), -um_from_nm(nm_from_um(y0))))
@@ -367,6 +375,11 @@ def prism_bank(
     pad_size: float = PAD_SIZE,
     bend_radius: float = BEND_RADIUS,
     channel_pitch: float | None = None,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
+    cladding: str = CLADDING,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """A PRISM bank tile: ``n_channels`` identical ``prism_row``s stacked at ``channel_pitch``.
 
@@ -380,15 +393,20 @@ def prism_bank(
         center_nm: centre of the wavelength grid (nm).
         ring_spacing, gap, gap_drop, width, pad_size, bend_radius: as ``prism_row``.
         channel_pitch: row pitch (µm); None takes ``min_channel_pitch``.
+        film_thickness, etch_depth: the LN film and ridge etch (µm) the rings are planned on (``plan_radii``).
+        sidewall_angle_deg: ridge wall angle from the horizontal (°) the rings are planned on.
+        cladding: ``"sio2"`` or ``"air"`` above the ridges.
+        electrode_height: the rings' plates on the slab (None) or this high above the film (µm).
 
     Ports: o1 … oN the channel inputs (west, bottom to top); electrical e{k·(d+4) + i} the
     pads of row k (i as ``prism_row``'s e{i}).
     """
     if not isinstance(n_channels, int | np.integer) or not 1 <= n_channels <= 4096:
         raise ValueError(f"n_channels = {n_channels!r} is outside the valid range [1, 4096]")
-    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width)
+    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width, film_thickness, etch_depth, sidewall_angle_deg,
+                       cladding)
     row_kw = _row_cell_kwargs(ring_spacing, gap, gap_drop, width, pad_size, bend_radius)
-    row = prism_row(radii=radii, **row_kw)
+    row = prism_row(radii=radii, **row_kw, electrode_height=electrode_height)
     need = min_channel_pitch(radii, **row_kw)
     pitch = need if channel_pitch is None else channel_pitch
     check_range("channel_pitch", pitch, need, 1e5, unit="µm")
@@ -409,16 +427,19 @@ def prism_bank(
 
 @model_of(prism_bank)
 def prism_bank_fields(wl, voltages, *, d: int, spacing_nm: float, center_nm: float, ring_spacing: float, gap: float,
-                      gap_drop: float | None, width: float, pad_size: float, bend_radius: float, delta_t_k=0.0,
-                      **physics):
+                      gap_drop: float | None, width: float, pad_size: float, bend_radius: float, film_thickness: float,
+                      etch_depth: float, sidewall_angle_deg: float, cladding: str, electrode_height: float | None,
+                      delta_t_k=0.0, **physics):
     """Fast model of ``prism_bank``: fields (E_drop, E_through) (N, W) at the detector inputs per unit input field.
 
     ``bank_fields`` of the channels times the drawn readout paths (``readout_paths``); the geometry
-    (``d`` … ``bend_radius``) defaults to the ``prism_bank`` cell's.
-    ``voltages`` is (N, d); ``physics`` holds ring model parameters (loss_db_per_cm,
-    film_thickness, etch_depth, sidewall_angle_deg, cladding, coupler_loss_db, electrode_* …). Compiled once
-    per set of parameters and cached; traceable (jit, grad) in wl, voltages and delta_t_k.
+    (``d`` … ``bend_radius``), the stack (film, etch, wall angle, cladding) and the rings' plate height default
+    to the ``prism_bank`` cell's. ``voltages`` is (N, d); ``physics`` holds the other ring model parameters (loss_db_per_cm,
+    coupler_loss_db, electrode_* …). Compiled once per set of parameters and cached; traceable (jit, grad) in wl,
+    voltages and delta_t_k.
     """
+    physics = {**physics, "film_thickness": film_thickness, "etch_depth": etch_depth,
+               "sidewall_angle_deg": sidewall_angle_deg, "cladding": cladding, "electrode_height": electrode_height}
     key = (int(d), float(spacing_nm), float(center_nm), float(ring_spacing), float(gap),
            None if gap_drop is None else float(gap_drop), float(width), float(pad_size), float(bend_radius),
            tuple(sorted(physics.items())))
@@ -437,7 +458,7 @@ def prism_bank_fields(wl, voltages, *, d: int, spacing_nm: float, center_nm: flo
 @functools.lru_cache(maxsize=32)
 def _bank_readout(d, spacing_nm, center_nm, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, physics):
     physics = dict(physics)
-    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width)
+    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width, **plan_stack(physics))
     ring = dict(gap=gap, width=width, **({} if gap_drop is None else {"gap_drop": gap_drop}), **physics)
     geo = {k: physics[k] for k in ("film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")
            if k in physics}

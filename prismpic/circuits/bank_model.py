@@ -36,13 +36,15 @@ from prismpic.components.sbends import sbend_response
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk.cross_sections import RING_RADIUS
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 RING_SPACING = 10.0  # µm of bus between adjacent ring cells
 GRID_SPACING_NM = 1.6  # channel spacing of the wavelength grid (S1-03)
 GRID_CENTER_NM = 1550.0  # centre of the wavelength grid
 BANK_D = 4  # rings per channel (wavelengths) of the default bank tile (``bank_layout.prism_bank``)
 PLAN_BAND_UM = (1.50, 1.60)  # channel plans must lie in the band the device models are swept over (testing.BAND_UM)
+# the stack parameters a bank's ring radii depend on (``plan_radii``), as the cells that plan them take them
+PLAN_STACK_KEYS = ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")
 LAYOUT_GRID_UM = 0.001  # the GDS database unit: port positions are multiples of it
 
 
@@ -70,8 +72,8 @@ def check_plan(d: int, spacing_nm: float, center_nm: float) -> None:
 
 
 _WALL_KEYS = ("sidewall_angle_deg", "cladding")  # process: ridge wall angle (°) and cladding, as film and etch
-_RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "film_thickness", "etch_depth",
-            "loss_db_per_cm", "voltage_v", "delta_t_k", "dneff", "dng", *_WALL_KEYS)
+_RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "electrode_height", "film_thickness",
+            "etch_depth", "loss_db_per_cm", "voltage_v", "delta_t_k", "dneff", "dng", *_WALL_KEYS)
 
 
 def check_ring_domain(channels_um, radii, ring: dict) -> None:
@@ -134,22 +136,35 @@ def _radii_solver(static: tuple):
 
 @model_of(rings.ring_add_drop)
 def plan_radii(d: int = BANK_D, spacing_nm: float = GRID_SPACING_NM, center_nm: float = GRID_CENTER_NM,
-               gap: float = CELL, gap_drop: float | None = CELL, width: float = CELL) -> tuple[float, ...]:
+               gap: float = CELL, gap_drop: float | None = CELL, width: float = CELL,
+               film_thickness: float = FILM_THICKNESS, etch_depth: float = ETCH_DEPTH,
+               sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG, cladding: str = CLADDING) -> tuple[float, ...]:
     """Ring radii (µm) of a d-channel bank: ring j resonant on channel j at 0 V (``bank_radii``; cached).
 
     ``gap``, ``gap_drop`` and ``width`` default to the ``ring_add_drop`` cell's; the plan to the bank
     tile's (``prism_bank`` takes the same constants: it lives in ``bank_layout``, which imports this module).
+    The stack (film and etch in µm, wall angle in degrees from the horizontal, cladding) sets the rings' index,
+    so a bank on another stack (``pdk.platforms``) has other radii for the same plan.
     """
     check_plan(d, spacing_nm, center_nm)
     return _plan_radii(int(d), float(spacing_nm), float(center_nm), float(gap),
-                       None if gap_drop is None else float(gap_drop), float(width))
+                       None if gap_drop is None else float(gap_drop), float(width), float(film_thickness),
+                       float(etch_depth), float(sidewall_angle_deg), cladding)
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width) -> tuple[float, ...]:
+def _plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width, film_thickness, etch_depth, sidewall_angle_deg,
+                cladding) -> tuple[float, ...]:
     with eager_while_tracing():  # concrete numbers even when called while tracing
-        radii = bank_radii(channel_plan_um(d, spacing_nm, center_nm), gap=gap, gap_drop=gap_drop, width=width)
+        radii = bank_radii(channel_plan_um(d, spacing_nm, center_nm), gap=gap, gap_drop=gap_drop, width=width,
+                           film_thickness=film_thickness, etch_depth=etch_depth,
+                           sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     return tuple(float(r) for r in radii)
+
+
+def plan_stack(physics: dict) -> dict:
+    """The stack values among ``physics`` (ring model keywords) that ``plan_radii`` takes (``PLAN_STACK_KEYS``)."""
+    return {k: physics[k] for k in PLAN_STACK_KEYS if k in physics}
 
 
 # ---------------------------------------------------------------------------- ring cascade
@@ -163,7 +178,7 @@ def _star(a, b):
 
 _RING_CELL = cell_defaults(rings.ring_add_drop)  # the ring geometry a channel takes where ``ring`` gives none
 _MODEL_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-               "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "dneff", "dng", *_WALL_KEYS)
+               "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "dneff", "dng", *_WALL_KEYS)
 
 
 def ring_columns(wl, radii, **ring):

@@ -45,6 +45,7 @@ from prismpic.circuits.bank_model import (
     channel_plan_um,
     check_plan,
     plan_radii,
+    plan_stack,
     ring_columns,
     spacer_transmissions,
 )
@@ -64,8 +65,9 @@ from prismpic.components.model_signature import cell_defaults, model_of
 from prismpic.components.waveguides import straight, straight_model
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, SLAB_MARGIN
+from prismpic.pdk.platforms import accepted_settings
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import LOSS_DB_PER_CM
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 FEED_MARGIN = 5.0  # µm between the splitter tree's last bends and a row's drop-path U-turn
 
@@ -96,6 +98,11 @@ def prototype(
     bend_radius: float = BEND_RADIUS,
     row_pitch: float | None = None,
     taper_length: float = 200.0,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
+    sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
+    cladding: str = CLADDING,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """PRISM prototype: edge coupler → 1×N Y-splitter tree → N ``prism_row``s of d rings each.
 
@@ -111,6 +118,9 @@ def prototype(
         bend_radius: Euler bend radius of the drop-port return paths (µm).
         row_pitch: row pitch (µm) = the tree's output pitch; None takes the smallest.
         taper_length: edge-coupler taper length (µm).
+        film_thickness, etch_depth, sidewall_angle_deg, cladding: the stack the rings are planned on (µm, µm, °
+            from the horizontal, ``"sio2"``/``"air"``), as ``prism_bank``; the models simulate on it.
+        electrode_height: the rings' plates on the slab (None) or this high above the film (µm), as ``prism_bank``.
 
     Ports: o1 the facet (west, at x = 0); electrical e… the bank's pads (``prism_bank``).
 
@@ -121,7 +131,9 @@ def prototype(
                       └─ feed ── row 0
     """
     _check(n_rows, d, spacing_nm, center_nm, gap, gap_drop)
-    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, RIDGE_WIDTH)
+    stack = dict(film_thickness=film_thickness, etch_depth=etch_depth, sidewall_angle_deg=sidewall_angle_deg,
+                 cladding=cladding)
+    radii = plan_radii(d, spacing_nm, center_nm, gap, gap_drop, RIDGE_WIDTH, **stack)
     row_kw = dict(ring_spacing=ring_spacing, gap=gap, gap_drop=gap_drop, width=RIDGE_WIDTH, pad_size=pad_size,
                   bend_radius=bend_radius)
     need = min_channel_pitch(radii, **row_kw)
@@ -134,7 +146,7 @@ def prototype(
     tree.connect("o1", ec.ports["o2"])
     feed = straight(length=round(_feed_length(plan, RIDGE_WIDTH), 3))
     bank = c << prism_bank(n_channels=n_rows, d=d, spacing_nm=spacing_nm, center_nm=center_nm, channel_pitch=pitch,
-                              **row_kw)
+                           **row_kw, **stack, electrode_height=electrode_height)
     for k in range(n_rows):
         f = c << feed
         f.connect("o1", tree.ports[f"o{k + 2}"])
@@ -174,8 +186,13 @@ def _row_kw(p):
                 pad_size=p["pad_size"], bend_radius=p["bend_radius"])
 
 
+def _radii(p) -> tuple[float, ...]:
+    """The ring radii of the layout ``p`` (``prototype_params``), planned on its stack."""
+    return plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH, **plan_stack(p))
+
+
 def _pitch(p) -> float:
-    radii = plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    radii = _radii(p)
     return min_channel_pitch(radii, **_row_kw(p)) if p["row_pitch"] is None else p["row_pitch"]
 
 
@@ -226,11 +243,13 @@ def _fast(items: tuple, loss_db_per_cm: float, excess_loss_db: float, fiber_mfd_
     p = dict(items)
     phys = dict(loss_db_per_cm=loss_db_per_cm)
     path = dict(phys, excess_loss_db=excess_loss_db, fiber_mfd_um=fiber_mfd_um)
+    stack = {**plan_stack(p), "electrode_height": p["electrode_height"]}  # prism_bank_fields takes them as its
+    # cell's
     prototype_common_path(1.55, **path, **p)  # validation, eagerly
 
     def f(wl, voltages, dts):
         e_drop, e_thr = prism_bank_fields(wl, voltages, d=p["d"], spacing_nm=p["spacing_nm"],
-                                          center_nm=p["center_nm"], delta_t_k=dts, **_row_kw(p), **phys)
+                                          center_nm=p["center_nm"], delta_t_k=dts, **_row_kw(p), **phys, **stack)
         common = prototype_common_path(wl, **path, **p)
         return common * e_drop, common * e_thr
 
@@ -252,12 +271,13 @@ def prototype_common_path(wl=None, *, loss_db_per_cm=LOSS_DB_PER_CM, excess_loss
     p = prototype_params(**layout)
     wl = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"]) if wl is None else wl
     wl = jnp.atleast_1d(jnp.asarray(wl, dtype=float))
-    phys = dict(loss_db_per_cm=loss_db_per_cm)
+    phys = dict(loss_db_per_cm=loss_db_per_cm, **plan_stack(p))
     ec_kw = {} if fiber_mfd_um is None else {"fiber_mfd_um": fiber_mfd_um}
-    plan = row_plan(plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH),
-                    **_row_kw(p))
-    ec = edge_coupler_model(wl=wl, taper_length=p["taper_length"], **ec_kw, **phys)[("o1", "o2")]
-    tree = splitter_tree_fast(wl, p["n_rows"], pitch=_pitch(p), excess_loss_db=excess_loss_db, **phys)  # (W, N)
+    plan = row_plan(_radii(p), **_row_kw(p))
+    ec = edge_coupler_model(wl=wl, taper_length=p["taper_length"], **ec_kw,
+                            **accepted_settings(edge_coupler_model, phys))[("o1", "o2")]
+    tree = splitter_tree_fast(wl, p["n_rows"], pitch=_pitch(p), excess_loss_db=excess_loss_db,
+                              **accepted_settings(splitter_tree_fast, phys))  # (W, N)
     feed = straight_model(wl=wl, length=round(_feed_length(plan, RIDGE_WIDTH), 3), **phys)[("o1", "o2")]
     return (ec * feed)[None, :] * tree.T
 
@@ -301,7 +321,9 @@ def _netlist_circuit(items: tuple):
 
     p = dict(items)
     comp = prototype(**p)
-    models = registered_models()
+    stack = plan_stack(p)  # every model that takes the stack simulates on the layout's (film, etch, wall, cladding)
+    models = {name: (functools.partial(m, **found) if (found := accepted_settings(m, stack)) else m)
+              for name, m in registered_models().items()}
     net, placements = flat_netlist(comp, models)
     # name the detector inputs by row (detectors sorted by y): thr{k} (PD o1), drop{k} (PD o2)
     dets = sorted((n for n, v in placements.items() if v[0] in ABSORBERS), key=lambda n: placements[n][2])
@@ -333,7 +355,7 @@ def prototype_netlist(**layout) -> tuple[dict, list[list[str]]]:
 
 
 def prototype_netlist_fields(wl=None, voltages=None, **layout):
-    """(E_drop, E_thr), shape (N, W), by ``sax.circuit`` on the layout's flat netlist (default physics).
+    """(E_drop, E_thr), shape (N, W), by ``sax.circuit`` on the layout's flat netlist (its stack, default loss).
 
     The circuit is compiled once per layout (cached); slow beyond a few hundred instances.
     """
@@ -360,16 +382,17 @@ def _programmer(items: tuple, phys_items: tuple, iterations: int):
     """
     p, phys = dict(items), dict(phys_items)
     ch = channel_plan_um(p["d"], p["spacing_nm"], p["center_nm"])
-    radii = plan_radii(p["d"], p["spacing_nm"], p["center_nm"], p["gap"], p["gap_drop"], RIDGE_WIDTH)
+    radii = _radii(p)
     ring = dict(gap=p["gap"], width=RIDGE_WIDTH, **({} if p["gap_drop"] is None else {"gap_drop": p["gap_drop"]}),
                 **phys)
+    wg = accepted_settings(readout_paths, phys)  # the waveguides' physics (no plates)
     readout_paths(1.55, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH, p["pad_size"],
-                  p["bend_radius"], **phys)  # validation, eagerly
+                  p["bend_radius"], **wg)  # validation, eagerly
 
     @jax.jit
     def columns():  # one compilation instead of many eager dispatches
         t_thr, t_drop = readout_paths(ch, radii, p["ring_spacing"], p["gap"], p["gap_drop"], RIDGE_WIDTH,
-                                      p["pad_size"], p["bend_radius"], **phys)
+                                      p["pad_size"], p["bend_radius"], **wg)
         r = jnp.asarray(radii)
         return (ring_columns(ch, r, **ring), spacer_transmissions(ch, p["ring_spacing"], ring, r),
                 jnp.abs(t_drop) ** 2, jnp.abs(t_thr) ** 2)
@@ -398,7 +421,9 @@ def prototype_program(weights, *, gain: float | None = None, iterations: int = 3
     if w.shape != (p["n_rows"], p["d"]):
         raise ValueError(f"weights has shape {w.shape}; expected (n_rows, d) = ({p['n_rows']}, {p['d']})")
     check_range("weights", w, -1.0, 1.0)
-    data, solve = _programmer(tuple(sorted(p.items())), (("loss_db_per_cm", loss_db_per_cm),), iterations)
+    # the rings simulate on the layout's stack and plates
+    phys = {"loss_db_per_cm": loss_db_per_cm, **plan_stack(p), "electrode_height": p["electrode_height"]}
+    data, solve = _programmer(tuple(sorted(p.items())), tuple(sorted(phys.items())), iterations)
     g = reachable_gain(data) if gain is None else gain
     volts, errors = solve(w, g, PROGRAM_TOL if tol is None else tol)
     return volts, g, check_programmed(errors, g, tol, prototype_channels_um(**layout))

@@ -134,15 +134,21 @@ def splitter_tree_fast(
     excess_loss_db=0.2,
     imbalance_db=0.0,
     loss_db_per_cm=None,
+    film_thickness=None,
+    etch_depth=None,
+    sidewall_angle_deg=None,
+    cladding=None,
 ):
     """Complex transmissions (…, N) from o1 to o2 … oN+1 (bottom to top), by Kronecker products.
 
     Uses the same device models the netlist does, once per level instead of once per
     instance: O(N) work and memory, no circuit solve. Geometry defaults: the ``splitter_tree``
-    cell's. ``excess_loss_db`` and ``imbalance_db`` apply to every splitter.
+    cell's. ``excess_loss_db`` and ``imbalance_db`` apply to every splitter. The physics (loss in dB/cm, film and
+    etch in µm, wall angle in degrees, cladding) passes to every device model; None keeps the models' defaults.
     """
     n, levels, verticals = _check(n_outputs, pitch, bend_radius, output_separation)
-    loss = {} if loss_db_per_cm is None else {"loss_db_per_cm": loss_db_per_cm}
+    loss = {k: v for k, v in dict(loss_db_per_cm=loss_db_per_cm, film_thickness=film_thickness, etch_depth=etch_depth,
+                                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding).items() if v is not None}
     wl = jnp.asarray(wl, dtype=float)
     ys = y_splitter_model(
         wl=wl,

@@ -15,9 +15,11 @@ from prismpic.cli.common import (
     check_distinct,
     check_in_file,
     check_out_file,
+    chosen_platform,
     cli_errors,
     console,
     parse_settings,
+    platform_help,
     say,
 )
 
@@ -48,15 +50,18 @@ def _write_outputs(result, out: Path, figure: Path | None) -> list[Path]:
     return [figure, out]
 
 
-def _design(set_: list[str] | None) -> dict:
-    """``--set`` design parameters, each a number (the library then checks names and ranges)."""
+def _design(set_: list[str] | None, platform: str | None = None, model=None) -> dict:
+    """``--set`` design parameters, each a number (the library then checks names and ranges), over the values
+    ``model`` takes from the platform preset (``--platform`` or ``--set platform=NAME``)."""
     from prismpic.checks import check_number
+    from prismpic.pdk.platforms import preset_settings
 
-    design = parse_settings(set_)
+    preset = chosen_platform(set_, platform)
+    design = parse_settings([s for s in set_ or [] if s.partition("=")[0].strip() != "platform"])
     for k, v in design.items():
         if not (v is None and k == "gap_drop"):
             check_number(f"--set {k}", v)
-    return design
+    return design if preset is None else {**preset_settings(preset, model), **design}
 
 
 def _print_ring(cal) -> None:
@@ -92,6 +97,13 @@ def _print_ring(cal) -> None:
             say(f"note: {n}")
     for f in cal.flags:
         say(f"flag: {f}")
+
+
+def _ring_model(kind: str | None):
+    """The ring model of ``--kind`` (the design's defaults and the preset's values come from it)."""
+    from prismpic.components import rings
+
+    return rings.ring_all_pass_model if kind == "all_pass" else rings.ring_add_drop_model
 
 
 def _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavelength_offset, chi2_max) -> dict:
@@ -179,6 +191,8 @@ def calibrate_ring_cmd(
                                                                    "the built-in process)")] = None,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="design ring parameter key=value")] = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the design stack the physical fit starts from and centres its priors on"))] = None,
     family: Annotated[str | None, typer.Option("--family", help="mode family of a spectrum: te, tm, deepest or a "
                                                                 "number N (by increasing FSR); default the "
                                                                 "design's")] = None,
@@ -192,7 +206,9 @@ def calibrate_ring_cmd(
     --spectra. A fit that fails (no convergence, or a χ² the model cannot explain) exits with code 1; with
     --spectra: 1 when no device was fitted, 3 when some device did not run (lost Dask scheduler or workers:
     the folder is written without process.json; run the same command with --resume)."""
-    design = _design(set_)
+    if line_shape_only and chosen_platform(set_, platform) is not None:
+        raise ValueError("--platform sets the stack of the physical fit; --line-shape-only runs none")
+    design = _design(set_) if line_shape_only else _design(set_, platform, _ring_model(kind))
     if radius is not None:
         from prismpic.checks import check_range
         from prismpic.pdk.rules import RULES
@@ -309,11 +325,14 @@ def calibrate_mzm_cmd(
     wl: Annotated[float | None, typer.Option("--wl", help="wavelength (µm), if not in the file")] = None,
     figure: Annotated[Path | None, typer.Option("--figure", help="figure (default: OUT with .png)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="design mzm_model parameter key=value")] = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the design stack and electrode layout of the modulator"))] = None,
 ):
     """Vπ, insertion loss and extinction of an MZM from its transfer curve (mzm_model fitted)."""
     from prismpic.analysis import calibration as cal_mod
+    from prismpic.components.modulators import mzm_model
 
-    kw = {"design": _design(set_)}
+    kw = {"design": _design(set_, platform, mzm_model)}
     if wl is not None:
         kw["wl"] = wl
     check_in_file(spectrum, "--spectrum")

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, check_settings, cli_errors, parse_settings, say
+from prismpic.cli.common import app, check_settings, chosen_platform, cli_errors, parse_settings, platform_help, say
 
 KINDS = ("cells", "models", "circuits")
 UNITS = ("µm", "nm", "pm", "mm", "cm", "m", "dB", "dB/cm", "dB/km", "dBm", "V", "K", "°", "degrees", "rad", "A/W",
@@ -199,13 +199,15 @@ def port_rows(component) -> list[dict]:
              "cross_section": p.info.get("cross_section", ""), "layer": str(p.layer_info)} for p in component.ports]
 
 
-def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
-    """Everything ``info`` prints about the cell ``name`` built with ``settings``."""
+def cell_info(name: str, settings: dict, run_drc: bool = True, platform=None) -> dict:
+    """Everything ``info`` prints about the cell ``name`` built with ``settings`` (over the values of ``platform``,
+    a ``pdk.platforms.Platform`` or None, where the cell and its model take them)."""
     from prismpic import pdk_registry
     from prismpic.checks import check_gds_extent
     from prismpic.circuits.registry import circuits
     from prismpic.cli.layout import check_lengths
     from prismpic.pdk import drc
+    from prismpic.pdk.platforms import accepted_settings, outside_domains
     from prismpic.pdk.rules import RULES
     from prismpic.pdk_registry import get_pdk, models
 
@@ -215,6 +217,8 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
     cell = cells[name]
     check_lengths(settings)
     check_settings(cell, settings, what=f"cell {name}")
+    preset = {} if platform is None else platform.settings()
+    settings = {**accepted_settings(cell, preset), **settings}
     get_pdk()
     try:
         comp = cell(**settings)
@@ -222,8 +226,11 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
         raise ValueError(f"--set for {name}: {e}") from None
     check_gds_extent(comp, name)
     info = {"name": name, "summary": summary(cell), "cell": qualified(cell), "settings": settings,
-            "parameters": describe_parameters(cell), "size_um": [float(comp.dxsize), float(comp.dysize)],
-            "ports": port_rows(comp)}
+            "parameters": _on_preset(describe_parameters(cell), accepted_settings(cell, preset)),
+            "size_um": [float(comp.dxsize), float(comp.dysize)], "ports": port_rows(comp)}
+    if platform is not None:
+        info["platform"] = {"name": platform.name, "description": platform.description, "settings": preset,
+                            "outside_tables": outside_domains(platform)}
     model = models().get(name)
     if model is not None:
         import jax
@@ -235,6 +242,7 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
         shared = set(inspect.signature(cell).parameters)
         for row in info["model"]["parameters"]:
             row["from_cell"] = row["name"] in shared
+        _on_preset(info["model"]["parameters"], accepted_settings(model, preset))
     circ = circuits().get(name)
     if circ is not None:
         info["fast_model"] = qualified(circ.fast_model)
@@ -243,6 +251,14 @@ def cell_info(name: str, settings: dict, run_drc: bool = True) -> dict:
         info["drc"] = {"clean": not violations, "violations": [str(v) for v in violations],
                        "rules": f"prismpic.pdk.rules.RULES ({len(vars(RULES))} values)"}
     return info
+
+
+def _on_preset(rows: list[dict], values: dict) -> list[dict]:
+    """``describe_parameters`` rows with the preset's ``values`` as their defaults (marked ``from_platform``)."""
+    for row in rows:
+        if row["name"] in values:
+            row.update(default=values[row["name"]], required=False, from_platform=True)
+    return rows
 
 
 # ---------------------------------------------------------------------------- printing
@@ -302,10 +318,15 @@ def table(rows: list[list[str]], indent: str = "  ", width: int | None = None, w
     return lines
 
 
+def _source(row: dict) -> str:
+    """Where a model parameter's default comes from: the platform preset, the cell or the model."""
+    return "platform" if row.get("from_platform") else "cell" if row.get("from_cell") else "model"
+
+
 def parameter_lines(params: list[dict], mark_cell: bool = False, indent: str = "    ") -> list[str]:
     head = ["name", "default", "unit"] + (["from"] if mark_cell else []) + ["description"]
-    rows = [head] + [[p["name"], "(required)" if p["required"] else fmt(p["default"]), p["unit"] or "—"] + (["cell" if p.get("from_cell") else "model"] if mark_cell else [])
-                     + [p["description"]] for p in params]
+    rows = [head] + [[p["name"], "(required)" if p["required"] else fmt(p["default"]), p["unit"] or "—"]
+                     + ([_source(p)] if mark_cell else []) + [p["description"]] for p in params]
     return table(rows, indent, wrap=True)
 
 
@@ -313,6 +334,11 @@ def info_lines(info: dict) -> list[str]:
     lines = [*wrapped(f"{info['name']}: {plain(info['summary'])}", "  "), f"  cell: {info['cell']}"
              + (f" with {', '.join(f'{k} = {fmt(v)}' for k, v in info['settings'].items())}" if info["settings"] else "")]
     lines.append(f"  size: {info['size_um'][0]:.6g} × {info['size_um'][1]:.6g} µm")
+    if info.get("platform"):
+        pl = info["platform"]
+        outside = "; ".join(f"{k}: {v}" for k, v in pl["outside_tables"].items())
+        lines += wrapped(f"  platform: {pl['name']}: {pl['description']}"
+                         + (f" (tables that do not cover it: {outside})" if outside else ""), "    ")
     lines.append("  parameters:")
     lines += parameter_lines(info["parameters"])
     lines.append(f"  ports ({len(info['ports'])}):")
@@ -372,11 +398,15 @@ def info(
     set_: Annotated[list[str] | None, typer.Option("--set", help="cell parameter key=value (repeatable)")] = None,
     drc: Annotated[bool, typer.Option("--drc/--no-drc", help="run the DRC on the built cell")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of text")] = False,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the defaults the cell and its model take from it, and the tables that do not cover it"))] = None,
 ):
     """Ports, parameters (defaults, units), model and DRC status of one registered cell."""
     from prismpic.fileio import jsonable
 
-    data = cell_info(name, parse_settings(set_), run_drc=drc)
+    preset = chosen_platform(set_, platform)
+    settings = [s for s in set_ or [] if s.partition("=")[0].strip() != "platform"]
+    data = cell_info(name, parse_settings(settings), run_drc=drc, platform=preset)
     if as_json:
         say(json.dumps(jsonable(data), indent=1, ensure_ascii=False))
         return

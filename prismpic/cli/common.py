@@ -323,6 +323,26 @@ def parse_settings(items: list[str] | None, option: str = "--set", *, fn=None, p
     return {**{k: v for k, v in preset_settings(preset, fn).items() if k not in exclude}, **out}
 
 
+def platform_help(what: str) -> str:
+    """The help text of a command's ``--platform`` option: the preset names and what ``what`` takes from it."""
+    from prismpic.pdk.platforms import platform_names
+
+    return f"stack preset ({', '.join(platform_names())}): {what}; --set values win (also --set platform=NAME)"
+
+
+def chosen_platform(items: list[str] | None, platform: str | None, option: str = "--set"):
+    """The preset a command runs on: ``--platform`` or ``platform=NAME`` among the ``--set`` pairs (they must
+    agree), as a ``Platform``; None when neither names one. ValueError naming the option for an unknown name."""
+    from prismpic.pdk.platforms import get_platform
+
+    named = [_parse_value(i.partition("=")[2].strip()) for i in items or [] if i.partition("=")[0].strip() == "platform"]
+    if named and platform is not None and named[0] != platform:
+        raise ValueError(f"--platform = {platform!r} and {option} platform = {named[0]!r} disagree; give one")
+    if platform is not None:
+        return get_platform(platform, "--platform")
+    return get_platform(named[0], f"{option} platform") if named else None
+
+
 def _is_number(v) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 

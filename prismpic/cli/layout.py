@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, check_out_file, check_settings, cli_errors, parse_settings, say
+from prismpic.cli.common import app, check_out_file, check_settings, cli_errors, parse_settings, platform_help, say
 
 DEFAULT_DIR = Path("layouts/build")
 DRC_EXIT_CODE = 3  # distinct from 2 (bad input) and 1 (a bug)
@@ -43,6 +43,16 @@ def check_lengths(settings: dict, option: str = "--set") -> None:
         walk(k, v)
 
 
+def registered_cell(name: str, option: str):
+    """The registered cell or circuit ``name`` (the prismpic PDK activated); ValueError naming ``option``."""
+    import prismpic
+
+    pdk = prismpic.get_pdk()
+    if name not in pdk.cells:
+        raise ValueError(f"{option} = {name!r} is not a registered cell or circuit; choose from {sorted(pdk.cells)}")
+    return pdk.cells[name]
+
+
 @app.command()
 @cli_errors
 def layout(
@@ -50,17 +60,15 @@ def layout(
     out: Annotated[Path | None, typer.Option("--out", help="GDS (.gds) or OASIS (.oas) file "
                                                            "(default layouts/build/NAME.gds)")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="cell parameter key=value (repeatable)")] = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the stack the cell is drawn for (a bank's or prototype's ring radii are planned on it)"))] = None,
 ):
     """Write the GDS of any registered cell or circuit and DRC-check it (exit code 3 if it has violations)."""
-    import prismpic
     from prismpic.fileio import created_folder
 
-    settings = parse_settings(set_)
+    cell = registered_cell(name, "name")
+    settings = parse_settings(set_, fn=cell, platform=platform)
     check_lengths(settings)
-    pdk = prismpic.get_pdk()
-    if name not in pdk.cells:
-        raise ValueError(f"name = {name!r} is not a registered cell; choose from {sorted(pdk.cells)}")
-    cell = pdk.cells[name]
     check_settings(cell, settings, what=f"cell {name}")
     if out is None:  # the default folder is made (and removed again if the command fails); one the user names
         # must exist

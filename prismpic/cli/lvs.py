@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, check_settings, cli_errors, parse_settings, say
-from prismpic.cli.layout import check_lengths
+from prismpic.cli.common import app, check_settings, cli_errors, parse_settings, platform_help, say
+from prismpic.cli.layout import check_lengths, registered_cell
 
 LVS_EXIT_CODE = 3  # distinct from 2 (bad input) and 1 (a bug)
 
@@ -29,29 +29,26 @@ def lvs(
                                                                   "compare")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="--circuit parameter key=value (repeatable)")]
     = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the stack --circuit is rebuilt for (a bank's ring radii follow it)"))] = None,
 ):
     """Layout versus schematic: the GDS's devices and connections against the netlist (exit code 3 on mismatches)."""
-    import prismpic
     from prismpic.circuits.lvs import lvs_result, read_netlist
     from prismpic.circuits.lvs_extract import read_gds
 
     if (netlist is None) == (circuit is None):
         raise ValueError("give the schematic as --netlist FILE or as --circuit NAME (one of them)")
-    settings = parse_settings(set_)
-    if settings and circuit is None:
-        raise ValueError("--set takes parameters of --circuit; with --netlist the netlist holds them")
+    if circuit is None and (set_ or platform is not None):
+        raise ValueError("--set and --platform take parameters of --circuit; with --netlist the netlist holds them")
     where = f"GDS = {str(gds)!r}"
     if netlist is not None:
         data = read_netlist(netlist, "--netlist")
         result = lvs_result(read_gds(gds, "GDS"), netlist=data, what=where,
                             netlist_name=f"--netlist = {str(netlist)!r}")
     else:
+        cell = registered_cell(circuit, "--circuit")
+        settings = parse_settings(set_, fn=cell, platform=platform)
         check_lengths(settings)
-        pdk = prismpic.get_pdk()
-        if circuit not in pdk.cells:
-            raise ValueError(f"--circuit = {circuit!r} is not a registered cell or circuit; choose from "
-                             f"{sorted(pdk.cells)}")
-        cell = pdk.cells[circuit]
         check_settings(cell, settings, what=f"cell {circuit}")
         layout = read_gds(gds, "GDS")  # before the (possibly long) build
         try:

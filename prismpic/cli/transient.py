@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from prismpic.cli.common import app, cli_errors, parse_settings, progress_bar, say
+from prismpic.cli.common import app, chosen_platform, cli_errors, parse_settings, platform_help, progress_bar, say
 
 
 @app.command()
@@ -22,6 +22,8 @@ def transient(
     bit_rate: Annotated[float, typer.Option("--bit-rate", help="symbol (bit) rate, Hz")] = 10e9,
     symbols: Annotated[int, typer.Option("--symbols", help="symbols in the record")] = 256,
     set_: Annotated[list[str] | None, typer.Option("--set", help="key=value: model parameter or run option")] = None,
+    platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
+        "the ring's stack and plate height (ring_add_drop, ring_all_pass)"))] = None,
 ) -> None:
     """Simulate CIRCUIT in the time domain: photon lifetime, steady state against the S-parameters, settling,
     eye opening; writes DIR/transient.json and figures."""
@@ -30,7 +32,10 @@ def transient(
     from prismpic.fileio import atomic_dir, check_output_dir, write_json_atomic
 
     circuits.check_circuit(circuit)
-    settings = parse_settings(set_)
+    if chosen_platform(set_, platform) is not None and not circuit.startswith("ring_"):
+        raise ValueError(f"--platform: {circuit} runs the default ring (its only --set values are run options); a "
+                         "preset applies to ring_add_drop and ring_all_pass")
+    settings = parse_settings(set_, fn=_ring_model(circuit), platform=platform)
     check_run(bit_rate, symbols, settings.get("samples_per_symbol", 8), "--bit-rate", "--symbols")
     circuits.check_settings(circuit, settings)
     check_output_dir(out, "--out")
@@ -45,3 +50,12 @@ def transient(
     shown = {k: summary[k] for k in ("photon_lifetime_ps", "steady_state_error", "settling_time_ps", "eye_opening")
              if k in summary}
     say(f"wrote {out}/transient.json: " + ", ".join(f"{k} = {v:.4g}" for k, v in shown.items()))
+
+
+def _ring_model(circuit: str):
+    """The SAX model whose parameters a preset sets for ``circuit`` (None: the circuit takes none)."""
+    if not circuit.startswith("ring_"):
+        return None
+    from prismpic.components import rings
+
+    return rings.ring_add_drop_model if circuit == "ring_add_drop" else rings.ring_all_pass_model

@@ -297,11 +297,13 @@ def ring_field_inverse_gap(
     etch_depth=ETCH_DEPTH,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    electrode_height=None,
 ):
     """⟨f/g⟩ (1/µm): ``electrode_inverse_gap`` with the electrostatic field factor of each cross-section.
 
     (1/2π) ∫_top sin²ψ f(d(ψ), u(ψ))/d(ψ) dψ, with f = ``prismpic.pdk.electrodes.field_factor`` of a ridge
-    offset u(ψ) from the middle of a gap d(ψ) between electrodes on the slab, at the ring's width, film,
+    offset u(ψ) from the middle of a gap d(ψ) between electrodes on the slab (``electrode_height`` None) or
+    ``electrode_height`` µm above the film on the SiO2 cladding (plate and disk both), at the ring's width, film,
     etch, wall angle and cladding: the same field factor (and FEM) as the phase shifter and the MZM, so a
     ring section and a phase shifter with the same electrode cross-section shift n_eff alike. Where d
     leaves the fit's domain (2.8–20 µm; arcs far from the couplers with ``electrode_coverage`` near 1) f is
@@ -313,7 +315,7 @@ def ring_field_inverse_gap(
     g = jnp.clip(d, jnp.maximum(g_lo, width + 2 * RULES.min_metal_to_ridge), g_hi)
     umax = electrodes.offset_range(g, width)
     f = electrodes.field_factor(g, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                jnp.clip(u, -umax, umax))
+                                jnp.clip(u, -umax, umax), electrode_height)
     return jnp.sum(w * jnp.sin(psi) ** 2 * f / d) / (2 * jnp.pi)
 
 
@@ -329,6 +331,7 @@ def pockels_dneff_dv(
     etch_depth=ETCH_DEPTH,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    electrode_height=None,
 ):
     """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ ⟨f/g⟩ (> 0: red shift).
 
@@ -340,7 +343,7 @@ def pockels_dneff_dv(
     )
     r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
     inv_g = ring_field_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
-                                   etch_depth, sidewall_angle_deg, cladding)
+                                   etch_depth, sidewall_angle_deg, cladding, electrode_height)
     return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
 
 
@@ -356,29 +359,13 @@ def ring_tuning_pm_per_v(
     etch_depth=ETCH_DEPTH,
     sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
     cladding=CLADDING,
+    electrode_height=None,
 ):
     """Resonance shift per volt (pm/V): Δλ/ΔV = λ (dn_eff/dV)/n_g."""
-    dn = pockels_dneff_dv(
-        wl,
-        radius,
-        width,
-        gap,
-        gap_drop,
-        electrode_gap,
-        electrode_coverage,
-        film_thickness,
-        etch_depth,
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    return (
-        wl
-        * dn
-        / ring_ng(
-            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-        )
-        * 1e6
-    )
+    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    dn = pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
+                          etch_depth, **wall, electrode_height=electrode_height)
+    return wl * dn / ring_ng(wl, radius, width, film_thickness, etch_depth, **wall) * 1e6
 
 
 # ---------------------------------------------------------------------------- validation
@@ -416,8 +403,10 @@ def check_ring_physics(
     cladding=CLADDING,
     dneff=0.0,
     dng=0.0,
+    electrode_height=None,
 ):
-    """ValueError unless the ring's physics inputs are valid (the wall angle's range: the dispersion tables').
+    """ValueError unless the ring's physics inputs are valid (the wall angle's range: the dispersion tables';
+    ``electrode_height``: the field-factor fit's, and raised plates only on a SiO2 cladding).
 
     Returns (loss_db_per_cm, coupler_loss_db): as given, or NaN where a traced value is out of range (the
     jit contract of ``prismpic.checks``: a negative loss must not turn into gain).
@@ -431,7 +420,21 @@ def check_ring_physics(
     check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
     for name, dn in (("dneff", dneff), ("dng", dng)):
         check_range(name, dn, -INDEX_CORRECTION_MAX, INDEX_CORRECTION_MAX)
+    check_plate_height(electrode_height, cladding)
     return loss_db_per_cm, coupler_loss_db
+
+
+def check_plate_height(electrode_height, cladding=CLADDING) -> None:
+    """ValueError unless ``electrode_height`` (µm, or None: plates on the slab) lies in the field-factor fit's
+    range and, when given, the cladding it stands on is SiO2."""
+    if electrode_height is None:
+        return
+    lo, hi = electrodes.DOMAIN["electrode_height"]
+    check_range("electrode_height", electrode_height, lo, hi, unit="µm")
+    if cladding != "sio2":
+        h = concrete(electrode_height)
+        raise ValueError(f"electrode_height = {'(traced)' if h is None else format(float(h), 'g')} µm needs the SiO2 "
+                         f"cladding to stand on; cladding = {cladding!r} (give None: tuning plates on the slab)")
 
 
 def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
@@ -459,9 +462,11 @@ def ring_round_trip(
     cladding=CLADDING,
     dneff=0.0,
     dng=0.0,
+    electrode_height=None,
 ):
     """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring; ``dneff``, ``dng``:
-    the effective-index correction of a calibrated ring (``index_correction``)."""
+    the effective-index correction of a calibrated ring (``index_correction``); ``electrode_height``: None (tuning
+    plates on the slab) or their height above the film (µm, on the SiO2 cladding)."""
     wl = jnp.asarray(wl, dtype=float)
     n = (
         ring_neff(
@@ -481,6 +486,7 @@ def ring_round_trip(
             etch_depth,
             sidewall_angle_deg=sidewall_angle_deg,
             cladding=cladding,
+            electrode_height=electrode_height,
         )
         + delta_t_k
         * thermo_optic_dneff_dt(

@@ -1,4 +1,4 @@
-"""A ring's resonance and its specs as one compiled program per ring kind and layout.
+"""A ring's resonance and its specs as one compiled program per ring kind, cladding and plate layout.
 
 ``rings.ring_specs`` and ``rings.resonance_wavelength`` validate their arguments (the ring model's own checks)
 and call the programs here; the physics is ``ring_physics``'s. The resonance is θ(λ) = 2πm solved by Newton's
@@ -31,7 +31,7 @@ from prismpic.components.ring_physics import (
 
 NEWTON_STEPS = 50  # at most; quadratic convergence on a ring at rest, linear (rate ~|Δn_g|/n_g) when tuned
 NEWTON_TOL_UM = 1e-14
-_STATIC = ("cladding",)
+_STATIC = ("cladding",)  # and electrode_height when None (plates on the slab: another field-factor fit)
 SPECS = ("resonance_um", "fsr_nm", "fwhm_nm", "q_loaded", "q_intrinsic", "extinction_db", "drop_loss_db",
          "tuning_pm_per_v", "v_per_linewidth", "thermal_pm_per_k", "kappa2", "kappa2_drop", "round_trip_loss_db",
          "ng")
@@ -43,7 +43,17 @@ def _numbers(p: dict) -> dict:
     program serves every layout of a cladding."""
     q = dict(p, gap_drop=p["gap"] if p["gap_drop"] is None else p["gap_drop"],
              bus_length=default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"])
-    return {k: jnp.asarray(float(v)) for k, v in q.items() if k not in _STATIC}
+    return {k: jnp.asarray(float(v)) for k, v in q.items()
+            if k not in _STATIC and not (k == "electrode_height" and v is None)}
+
+
+def _layout(p: dict) -> tuple[str, bool]:
+    """The static part of a ring: (cladding, whether its plates are raised above the cladding)."""
+    return p["cladding"], p["electrode_height"] is not None
+
+
+def _with_layout(q: dict, cladding: str, raised: bool) -> dict:
+    return {**q, "cladding": cladding, **({} if raised else {"electrode_height": None})}
 
 
 def _theta(wl, p: dict):
@@ -51,7 +61,8 @@ def _theta(wl, p: dict):
     return ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
                            p["electrode_coverage"], p["film_thickness"], p["etch_depth"], p["loss_db_per_cm"],
                            p["voltage_v"], p["delta_t_k"], sidewall_angle_deg=p["sidewall_angle_deg"],
-                           cladding=p["cladding"], dneff=p["dneff"], dng=p["dng"])[1]
+                           cladding=p["cladding"], dneff=p["dneff"], dng=p["dng"],
+                           electrode_height=p["electrode_height"])[1]
 
 
 def _ng(wl, p: dict):
@@ -104,7 +115,8 @@ def _specs(wl0, order, p: dict, kind: str) -> dict:
     bus = jnp.abs(bus_transmission(lam, p["bus_length"], p["width"], p["film_thickness"], p["etch_depth"],
                                    p["loss_db_per_cm"], **wall)) ** 2
     tune = ring_tuning_pm_per_v(lam, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"], **wall)
+                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"], **wall,
+                                electrode_height=p["electrode_height"])
     thermal = lam * thermo_optic_dneff_dt(lam, *geo, **wall) / ng * 1e6
     ext = 10 * jnp.log10(jnp.abs(anti[0]) ** 2) - 10 * jnp.log10(jnp.abs(res[0]) ** 2)
     drop_loss = -10 * jnp.log10(jnp.abs(res[1]) ** 2 * bus) if kind == "add_drop" else jnp.nan
@@ -115,18 +127,18 @@ def _specs(wl0, order, p: dict, kind: str) -> dict:
 
 
 @functools.cache
-def _specs_program(kind: str, cladding: str):
-    return jax.jit(lambda wl0, order, q: _specs(wl0, order, {**q, "cladding": cladding}, kind))
+def _specs_program(kind: str, cladding: str, raised: bool):
+    return jax.jit(lambda wl0, order, q: _specs(wl0, order, _with_layout(q, cladding, raised), kind))
 
 
 @functools.cache
-def _resonance_program(cladding: str):
-    return jax.jit(lambda wl0, order, q: _resonance(wl0, order, {**q, "cladding": cladding}))
+def _resonance_program(cladding: str, raised: bool):
+    return jax.jit(lambda wl0, order, q: _resonance(wl0, order, _with_layout(q, cladding, raised)))
 
 
 @functools.cache
-def _phase_program(cladding: str):
-    return jax.jit(lambda wl, q: _theta(wl, {**q, "cladding": cladding}))
+def _phase_program(cladding: str, raised: bool):
+    return jax.jit(lambda wl, q: _theta(wl, _with_layout(q, cladding, raised)))
 
 
 def _order(order) -> float:
@@ -136,15 +148,15 @@ def _order(order) -> float:
 def specs(p: dict, kind: str, wl0: float, order: int | None = None) -> dict[str, float]:
     """The specs of the ring ``p`` (every model argument, validated: ``rings.ring_specs``) at the resonance of
     ``order`` (None: the one nearest ``wl0``, µm)."""
-    out = _specs_program(kind, p["cladding"])(float(wl0), _order(order), _numbers(p))
+    out = _specs_program(kind, *_layout(p))(float(wl0), _order(order), _numbers(p))
     return {k: float(out[k]) for k in SPECS}
 
 
 def resonance_wavelength(p: dict, wl0: float, order: int | None = None) -> float:
     """The resonance (µm) of ``order`` (None: the one nearest ``wl0``) of the validated ring ``p``."""
-    return float(_resonance_program(p["cladding"])(float(wl0), _order(order), _numbers(p)))
+    return float(_resonance_program(*_layout(p))(float(wl0), _order(order), _numbers(p)))
 
 
 def round_trip_phase(p: dict, wl) -> np.ndarray:
     """θ(λ) (rad) of the validated ring ``p`` at the wavelengths ``wl`` (µm)."""
-    return np.asarray(_phase_program(p["cladding"])(jnp.asarray(wl, dtype=float), _numbers(p)))
+    return np.asarray(_phase_program(*_layout(p))(jnp.asarray(wl, dtype=float), _numbers(p)))

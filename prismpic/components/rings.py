@@ -54,6 +54,7 @@ from prismpic.components.ring_physics import (
     MAX_GAP,
     add_drop_fields,
     bus_transmission,
+    check_plate_height,
     check_ring_geometry,
     check_ring_physics,
     coupler_fields,
@@ -133,7 +134,7 @@ def _add_plate(c: gf.Component, y_edge: float, half_x: float, height: float, up:
 
 
 def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
-               drop: bool) -> gf.Component:
+               electrode_height, drop: bool) -> gf.Component:
     c = gf.Component()
     c.add_ref(ring_shape(radius=radius, width=width))
     length = default_bus_length(radius, width) if bus_length is None else bus_length
@@ -156,6 +157,7 @@ def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrod
     _add_plate(c, y_p, half_x, electrode_width, up=True, port="e2")
     c.info["bus_length"] = length
     c.info["plate_offset"] = y_p
+    c.info["electrode_height"] = electrode_height  # µm above the film (None: on the slab); the GDS has no heights
     return c
 
 
@@ -170,6 +172,7 @@ def ring_add_drop(
     electrode_gap: float = ELECTRODE_GAP,
     electrode_coverage: float = ELECTRODE_COVERAGE,
     electrode_width: float = ELECTRODE_WIDTH,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """Add-drop microring with Pockels tuning plates and a floating inner disk.
 
@@ -182,6 +185,8 @@ def ring_add_drop(
         electrode_gap: floating disk edge to each plate at the couplers (µm).
         electrode_coverage: fraction of the circumference under the two plates, in [0.1, 1].
         electrode_width: plate height (µm).
+        electrode_height: None: plates and disk on the slab; else their metal's height above the film top (µm),
+            on the SiO2 cladding (the layout of 400 nm-film foundry stacks, ``pdk.platforms``).
 
     Ports o1 input, o2 through, o3 add, o4 drop; e1 lower plate, e2 upper plate (V = V(e2) − V(e1)).
 
@@ -200,8 +205,9 @@ def ring_add_drop(
                       e1
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    check_plate_height(electrode_height)
     return _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
-                      drop=True)
+                      electrode_height, drop=True)
 
 
 @platform_cell
@@ -214,6 +220,7 @@ def ring_all_pass(
     electrode_gap: float = ELECTRODE_GAP,
     electrode_coverage: float = ELECTRODE_COVERAGE,
     electrode_width: float = ELECTRODE_WIDTH,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """All-pass microring with Pockels tuning plates (the upper plate mirrors the lower one).
 
@@ -225,6 +232,8 @@ def ring_all_pass(
         electrode_gap: floating disk edge to each plate at ψ = ±90° (µm).
         electrode_coverage: fraction of the circumference under the two plates, in [0.1, 1].
         electrode_width: plate height (µm).
+        electrode_height: None: plates and disk on the slab; else their height above the film top (µm), on the
+            SiO2 cladding, as ``ring_add_drop``.
 
     Ports o1 input, o2 through; e1 lower plate, e2 upper plate (V = V(e2) − V(e1)).
 
@@ -240,8 +249,9 @@ def ring_all_pass(
                       e1
     """
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
+    check_plate_height(electrode_height)
     return _ring_cell(radius, gap, None, width, bus_length, electrode_gap, electrode_coverage, electrode_width,
-                      drop=False)
+                      electrode_height, drop=False)
 
 
 # ---------------------------------------------------------------------------- models
@@ -257,6 +267,7 @@ def ring_add_drop_model(
     electrode_gap: FloatLike,
     electrode_coverage: FloatLike,
     electrode_width: FloatLike,
+    electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
     loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
@@ -273,7 +284,7 @@ def ring_add_drop_model(
     Args:
         wl: wavelength (µm).
         radius, gap, gap_drop, width, bus_length, electrode_gap, electrode_coverage,
-            electrode_width: geometry, as ``ring_add_drop``.
+            electrode_width, electrode_height: geometry, as ``ring_add_drop``.
         film_thickness: LN film thickness (µm).
         etch_depth: ridge etch depth (µm).
         loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend loss is added.
@@ -299,14 +310,14 @@ def ring_add_drop_model(
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
                                                          film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                                         dneff, dng)
+                                                         dneff, dng, electrode_height)
     wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
     t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db,
                                     **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
                                film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
-                               dneff=dneff, dng=dng)
+                               dneff=dneff, dng=dng, electrode_height=electrode_height)
     through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
     b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
@@ -326,6 +337,7 @@ def ring_all_pass_model(
     electrode_gap: FloatLike,
     electrode_coverage: FloatLike,
     electrode_width: FloatLike,
+    electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
     loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
@@ -340,7 +352,8 @@ def ring_all_pass_model(
     """All-pass ring: S(o1→o2) = (t − η² a e^{iθ})/(1 − t a e^{iθ}) times the bus (Bogaerts 2012, eq. 1).
 
     Args:
-        wl, radius, gap, width, bus_length, electrode_gap, electrode_coverage, electrode_width, film_thickness,
+        wl, radius, gap, width, bus_length, electrode_gap, electrode_coverage, electrode_width, electrode_height,
+            film_thickness,
             etch_depth, loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k, sidewall_angle_deg, cladding,
             dneff, dng: as ``ring_add_drop_model`` (µm, dB/cm, dB, V, K, °).
 
@@ -356,13 +369,13 @@ def ring_all_pass_model(
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
     loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
                                                          film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                                         dneff, dng)
+                                                         dneff, dng, electrode_height)
     wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
     t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db, **wall)
     a, theta = ring_round_trip(wl, radius, width, gap, None, electrode_gap, electrode_coverage,
                                film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
-                               dneff=dneff, dng=dng)
+                               dneff=dneff, dng=dng, electrode_height=electrode_height)
     e = a * jnp.exp(1j * theta)
     through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
@@ -372,7 +385,7 @@ def ring_all_pass_model(
 
 # ---------------------------------------------------------------------------- specs
 _GEOMETRY = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
-             "electrode_width")
+             "electrode_width", "electrode_height")
 _PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k",
             "sidewall_angle_deg", "cladding", "dneff", "dng")
 
@@ -513,9 +526,11 @@ DEVICES = {
         ring_add_drop_model,
         extremes=(
             {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5},
-            {"radius": 100.0, "gap": 1.0, "width": 2.0, "electrode_gap": 9.0, "electrode_coverage": 1.0},
+            {"radius": 100.0, "gap": 1.0, "width": 2.0, "electrode_gap": 9.0, "electrode_coverage": 1.0,
+             "electrode_height": 2.0},
             {"width": 0.8, "bus_length": 200.0, "electrode_coverage": 0.1, "electrode_width": 2.0,
-             "loss_db_per_cm": 0.0, "coupler_loss_db": 0.5, "voltage_v": 100.0, "delta_t_k": 50.0},
+             "electrode_height": 0.3, "loss_db_per_cm": 0.0, "coupler_loss_db": 0.5, "voltage_v": 100.0,
+             "delta_t_k": 50.0},
         ),
         # radius moves the resonance by ~30 rad/µm of round-trip phase: the kit's finite-difference
         # step (2e-4 µm) is too coarse near a Q ~ 1e4 line, so its gradient is tested in test_rings.
@@ -530,7 +545,7 @@ DEVICES = {
         extremes=(
             {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5},
             {"radius": 100.0, "gap": 1.5, "width": 2.0, "electrode_gap": 10.0, "electrode_coverage": 1.0,
-             "loss_db_per_cm": 0.0, "voltage_v": -200.0},
+             "electrode_height": 1.0, "loss_db_per_cm": 0.0, "voltage_v": -200.0},
         ),
         grad_params={"gap": GAP, "width": RIDGE_WIDTH, "voltage_v": 20.0, "coupler_loss_db": 0.1},
         model_only=("wl", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",

@@ -85,7 +85,8 @@ def _solve_radius(wl, radius, width, film_thickness, etch_depth, sidewall_angle_
 
 
 # ---------------------------------------------------------------------------- cells
-def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width):
+def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width,
+           electrode_height):
     _check_channels(channels_um)
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
     ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
@@ -100,7 +101,8 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
         k = n - 1 - p  # channel k at position p
         ring = c.add_ref(
             rings.ring_add_drop(radius=radii[k], gap=gap, width=width, electrode_gap=electrode_gap,
-                                electrode_coverage=electrode_coverage, electrode_width=electrode_width),
+                                electrode_coverage=electrode_coverage, electrode_width=electrode_width,
+                                electrode_height=electrode_height),
             name=f"ring_ch{k}",
         )
         if prev is None:
@@ -138,6 +140,7 @@ def wdm_demux(
     electrode_gap: float = ring_physics.ELECTRODE_GAP,
     electrode_coverage: float = ring_physics.ELECTRODE_COVERAGE,
     electrode_width: float = ring_physics.ELECTRODE_WIDTH,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """Ring WDM demultiplexer: one add-drop ring per channel along a common bus.
 
@@ -150,6 +153,7 @@ def wdm_demux(
         electrode_gap: tuning-electrode gap of each ring (µm), as ``ring_add_drop``.
         electrode_coverage: tuning-plate coverage of each ring, as ``ring_add_drop``.
         electrode_width: tuning-plate height (µm).
+        electrode_height: None (plates on the slab) or their height above the film (µm), as ``ring_add_drop``.
 
     Ports: o1 input, o2 through, o{3+k} drop of channel k (facing up); e-ports the rings'
     tuning plates, ``info["electrodes"][k]`` = (lower, upper) of channel k.
@@ -162,7 +166,8 @@ def wdm_demux(
                (ch N−1)  …   (ch 1)    (ch 0)
         o1 ════════════ ... ══════════════════ o2
     """
-    return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width)
+    return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width,
+                  electrode_height)
 
 
 @platform_cell
@@ -176,12 +181,13 @@ def wdm_mux(
     electrode_gap: float = ring_physics.ELECTRODE_GAP,
     electrode_coverage: float = ring_physics.ELECTRODE_COVERAGE,
     electrode_width: float = ring_physics.ELECTRODE_WIDTH,
+    electrode_height: float | None = None,
 ) -> gf.Component:
     """Ring WDM multiplexer: the demultiplexer used backwards (reciprocity).
 
     Args:
-        channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width: as
-            ``wdm_demux`` (µm; coverage a fraction).
+        channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width,
+            electrode_height: as ``wdm_demux`` (µm; coverage a fraction).
 
     Ports: o{3+k} input of channel k, o1 the multiplexed output; o2 receives nothing from
     the channel inputs (it is the express input that passes to o1 between the channels).
@@ -195,7 +201,8 @@ def wdm_mux(
         o1 ════════════ ... ══════════════════ o2
         output                                 express input
     """
-    return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width)
+    return _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width,
+                  electrode_height)
 
 
 # ---------------------------------------------------------------------------- model
@@ -230,6 +237,7 @@ def wdm_demux_model(
     electrode_gap: FloatLike,
     electrode_coverage: FloatLike,
     electrode_width: FloatLike,
+    electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
     loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
@@ -243,8 +251,8 @@ def wdm_demux_model(
 
     Args:
         wl: wavelength (µm).
-        channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage,
-            electrode_width: geometry, as ``wdm_demux``.
+        channels_um, radius, gap, width, spacing, electrode_gap, electrode_coverage, electrode_width,
+            electrode_height: geometry, as ``wdm_demux``.
         film_thickness, etch_depth, loss_db_per_cm, coupler_loss_db, delta_t_k, sidewall_angle_deg, cladding:
             as ``ring_add_drop_model``.
         voltages_v: per-channel tuning voltage (V), a tuple like ``channels_um``; None is all zero.
@@ -261,7 +269,8 @@ def wdm_demux_model(
     # the rings are designed (radii drawn) for the nominal wafer stack; the model then runs them on its own
     radii = jnp.stack(channel_radii(tuple(channels_um), radius, width))
     common = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
-                  electrode_width=electrode_width, film_thickness=film_thickness, etch_depth=etch_depth,
+                  electrode_width=electrode_width, electrode_height=electrode_height, film_thickness=film_thickness,
+                  etch_depth=etch_depth,
                   loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db, delta_t_k=delta_t_k,
                   sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wg = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth, loss_db_per_cm=loss_db_per_cm,
@@ -300,8 +309,9 @@ def trim_voltages_v(channels_um=CELL, radius=CELL, *, gap, width, electrode_gap,
     ring = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
                 electrode_width=electrode_width, **params)
     radii = _float_radii(channels_um, radius, width)
-    geo = {k: v for k, v in ring.items() if k in ("width", "electrode_gap", "electrode_coverage", "film_thickness",
-                                                   "etch_depth", "gap", "sidewall_angle_deg", "cladding")}
+    geo = {k: v for k, v in ring.items() if k in ("width", "electrode_gap", "electrode_coverage", "electrode_height",
+                                                   "film_thickness", "etch_depth", "gap", "sidewall_angle_deg",
+                                                   "cladding")}
     out = []
     for wl, r in zip(channels_um, radii, strict=True):
         lam = rings.resonance_wavelength(wl, "add_drop", radius=r, **ring)

@@ -47,7 +47,12 @@ from prismpic.pdk.stack import get_layer_stack
 GDS_LIMIT_GUARD_UM = gds_limit_um() - 2 * GDS_DBU_UM
 PDK_NAME = "prismpic_tfln"  # the full PDK
 PLATFORM_PDK_NAME = "prismpic_tfln_platform"
-PRISMPIC_PDK_NAMES = (PDK_NAME, PLATFORM_PDK_NAME)
+PRISMPIC_PDK_NAMES = (PDK_NAME, PLATFORM_PDK_NAME)  # and PDK_NAME@preset, the full PDK on a platform preset
+
+
+def is_prismpic_pdk(name: str | None) -> bool:
+    """Whether ``name`` is one of prismpic's PDKs (the full one, the platform one, or the full one on a preset)."""
+    return name in PRISMPIC_PDK_NAMES or (name or "").startswith(PDK_NAME + "@")
 
 
 def platform_parts() -> dict:
@@ -84,7 +89,7 @@ def active_pdk_name() -> str | None:
 
 def ensure_active() -> None:
     """Activate the platform PDK unless a prismpic PDK is already the active one (one way; see the module)."""
-    if active_pdk_name() not in PRISMPIC_PDK_NAMES:
+    if not is_prismpic_pdk(active_pdk_name()):
         platform_pdk().activate()
 
 
@@ -100,7 +105,7 @@ def activated(pdk: gf.Pdk | None = None) -> Iterator[gf.Pdk]:
         the PDK active inside the block.
     """
     previous = active_pdk()
-    if previous is not None and (previous is pdk or (pdk is None and previous.name in PRISMPIC_PDK_NAMES)):
+    if previous is not None and (previous is pdk or (pdk is None and is_prismpic_pdk(previous.name))):
         yield previous
         return
     target = platform_pdk() if pdk is None else pdk

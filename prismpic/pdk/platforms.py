@@ -1,10 +1,12 @@
 """Platform presets: named process stacks whose values the models and cells take as keyword arguments.
 
-A platform fixes the stack a design is made on (film, etch, sidewall angle, cladding, propagation loss);
+A platform fixes the stack a design is made on (film, etch, sidewall angle, cladding, propagation loss, where the
+electro-optic electrodes sit);
 ``preset_settings(platform, fn)`` gives the values a function accepts, so ``fn(**preset_settings("tfln400",
 fn), **mine)`` runs on that stack with the caller's values winning. ``prismpic.pdk_registry.platform_models``
-gives every PDK model with a preset's values as defaults (for ``sax.circuit``); ``prismpic sweep --platform``
-and ``prismpic mode --platform`` (or ``--set platform=NAME``) do the same on the command line.
+gives every PDK model with a preset's values as defaults (for ``sax.circuit``), ``platform_cells`` every cell (the
+cells whose geometry follows from the stack, such as a bank's ring radii, take its values), and
+``get_pdk(platform=NAME)`` a PDK of both; the commands take ``--platform NAME`` (or ``--set platform=NAME``).
 
 Light: importing this module imports neither gdsfactory nor JAX (``outside_domains`` reads the tables when
 called).
@@ -18,7 +20,7 @@ from dataclasses import asdict, dataclass
 from prismpic.pdk import stack
 
 # the keyword parameters a preset sets, where a function accepts them
-STACK_KEYS = ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding", "loss_db_per_cm")
+STACK_KEYS = ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding", "loss_db_per_cm", "electrode_height")
 # the dispersion tables a platform's TE devices read (straights, bends, rings, couplers); TM is reported apart
 DEVICE_DOMAINS = ("te", "bend", "coupler")
 
@@ -35,6 +37,9 @@ class Platform:
         sidewall_angle_deg: ridge wall angle from the horizontal (degrees; 90 = vertical).
         cladding: material above the ridge, ``"sio2"`` or ``"air"``.
         loss_db_per_cm: propagation loss of the ridge (dB/cm).
+        electrode_height: where the Pockels electrodes of phase shifters and modulators sit: None on the slab beside
+            the ridge, else the metal bottom's height above the film top (µm), on the cladding
+            (``pdk.electrodes``).
     """
 
     name: str
@@ -44,9 +49,10 @@ class Platform:
     sidewall_angle_deg: float
     cladding: str
     loss_db_per_cm: float
+    electrode_height: float | None = None
 
     def settings(self) -> dict:
-        """The preset's keyword values ({parameter: value}, the keys of ``STACK_KEYS``; µm, degrees, dB/cm)."""
+        """The preset's keyword values ({parameter: value}, the keys of ``STACK_KEYS``; µm, degrees, dB/cm, µm)."""
         values = asdict(self)
         return {k: values[k] for k in STACK_KEYS}
 
@@ -63,6 +69,7 @@ PLATFORMS = {
             sidewall_angle_deg=stack.SIDEWALL_ANGLE_DEG,
             cladding=stack.CLADDING,
             loss_db_per_cm=stack.LOSS_DB_PER_CM,
+            electrode_height=None,  # electrodes on the slab beside the ridge (pdk/electrodes.py)
         ),
         # A 400 nm-film foundry-like stack, from Luxtelligence's public LNOI400 descriptions. It is not the
         # foundry's PDK: its design manual is not public, and prismpic models its own devices on this stack.
@@ -84,6 +91,9 @@ PLATFORMS = {
             # dB/cm: loss = 2e-5 dB/µm of the xs_rwg1000 straight in lnoi400/models.py (REFERENCES.md:
             # "0.2 dB/cm, Luxtelligence lnoi400 PDK")
             loss_db_per_cm=2e-5 * 1e4,
+            # µm: the metal layer's bottom 1.0 µm above the LN film top, on the cladding (lnoi400/tech.py's layer
+            # stack; docs/published_checks.md row 2, where the foundry's modulator is compared)
+            electrode_height=1.0,
         ),
     )
 }
@@ -121,10 +131,14 @@ def preset_settings(platform: str | Platform, fn) -> dict:
     Returns:
         {parameter: value} for the ``STACK_KEYS`` that ``fn`` has as named parameters (µm, degrees, dB/cm).
     """
-    preset = get_platform(platform)
+    return accepted_settings(fn, get_platform(platform).settings())
+
+
+def accepted_settings(fn, values: dict) -> dict:
+    """The entries of ``values`` that ``fn`` takes as named keyword parameters (``**kwargs`` does not count)."""
     params = inspect.signature(fn).parameters
     named = {k for k, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-    return {k: v for k, v in preset.settings().items() if k in named}
+    return {k: v for k, v in values.items() if k in named}
 
 
 def outside_domains(platform: str | Platform) -> dict[str, str]:

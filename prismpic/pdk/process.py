@@ -113,6 +113,21 @@ class Process:
         return {"schema": "prismpic.process/1", "cladding": self.cladding,
                 "parameters": {name: asdict(getattr(self, name)) for name in PARAMETERS}}
 
+    def on_stack(self, film_thickness: float, etch_depth: float, sidewall_angle_deg: float, cladding: str) -> Process:
+        """A copy centred on another stack (a platform preset's): those nominal values, the same 1σ spreads.
+
+        Args:
+            film_thickness, etch_depth: nominal film and etch (µm), inside each parameter's range.
+            sidewall_angle_deg: nominal wall angle from the horizontal (°).
+            cladding: ``"sio2"`` or ``"air"``.
+        """
+        values = dict(film_thickness=film_thickness, etch_depth=etch_depth, sidewall_angle_deg=sidewall_angle_deg)
+        for name, v in values.items():
+            par = getattr(self, name)
+            check_range(name, v, par.lo, par.hi, unit=par.unit)
+        return replace(self, cladding=cladding, **{k: replace(getattr(self, k), nominal=float(v))
+                                                   for k, v in values.items()})
+
     def with_spreads(self, **sigmas: float) -> Process:
         """A copy with some 1σ spreads replaced (e.g. measured ones)."""
         unknown = sorted(set(sigmas) - set(PARAMETERS))

@@ -1,2 +1,3 @@
 """The report, a consumer of every analysis: report.json (``build``), report.html (``sections``, ``html``,
-``templates/``), interactive and PNG figures (``plots``, ``layout_render``), number formatting."""
+``templates/``), interactive and PNG figures (``plots``, ``layout_render``), number formatting, and the platform
+preset the sections run on (``preset``)."""

@@ -5,6 +5,7 @@ Each section is a function ``section(ctx) -> dict`` that may add figures to ``ct
 an existing read-only folder, free space), runs them in order, then writes everything into a fresh
 folder that replaces ``out_dir`` only once complete, so a failure never leaves half a report.
 The page (report.html) is rendered by ``report_html`` from templates, with ``report_plots``'s interactive figures.
+A platform preset (``write_report(platform=NAME)``) sets the stack the sections run on (``report.preset``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from prismpic.fileio import atomic_dir, check_output_dir, jsonable, write_gds_atomic, write_text_atomic
+from prismpic.pdk.platforms import Platform
+from prismpic.report import preset as presets
 
 REPORT_BYTES = 16 * 2**20  # a report folder's size, with margin (≈ 1 MB of PNGs and GDS; the HTML ≈ 6 MB, 4.8 of
 # them plotly.js)
@@ -25,56 +28,58 @@ REPORT_BYTES = 16 * 2**20  # a report folder's size, with margin (≈ 1 MB of PN
 
 @dataclass
 class ReportContext:
-    """What sections share: user parameters, the scratch folder and the figures made."""
+    """What sections share: user parameters, the platform preset, the scratch folder and the figures made."""
 
     params: dict
     workdir: Path
     figures: dict[str, str] = field(default_factory=dict)  # file name -> caption
     results: dict = field(default_factory=dict)  # objects later sections reuse (e.g. the link budget)
+    platform: Platform | None = None  # the preset (``pdk.platforms.Platform``); None: prismpic's own stack
+    off_preset: dict[str, str] = field(default_factory=dict)  # section -> what in it does not follow the preset
 
     def figure_path(self, name: str, caption: str) -> Path:
         """Register a PNG figure and return the path to write it to."""
         self.figures[name] = caption
         return self.workdir / name
 
+    def note_off_preset(self, section: str, note: str | None) -> None:
+        """Record what in ``section`` does not follow the preset, and why (None: nothing)."""
+        if note:
+            self.off_preset[section] = note
 
-def _platform(ctx: ReportContext) -> dict:
-    """The platform at 1.55 µm: stack, bulk indices and the straight ridge's TE0 along both in-plane crystal axes.
+
+def _preset(ctx: ReportContext | None):
+    """The context's preset (``report.preset.DEFAULT`` for a context without one, or no context)."""
+    return presets.report_platform(getattr(ctx, "platform", None))
+
+
+def _ring_params(ctx: ReportContext) -> dict:
+    """The report's ring: the preset's values for the ring model under the user's ring values (``--params``)."""
+    return presets.ring_params(_preset(ctx), ctx.params.get("ring", {}))
+
+
+def _platform(ctx: ReportContext | None) -> dict:
+    """The platform at 1.55 µm on the preset's stack: stack, bulk indices and the straight ridge's TE0 along both
+    in-plane crystal axes (``report.preset.platform_values``).
 
     The keys ``*_te_z``/``*_te_y`` carry the solver's ``crystal_axis`` argument, the crystal axis of the TE field
     (``pdk.ridge_geometry.Ridge``): ``z`` is TE polarised along z, propagating along y (it sees n_e); ``y`` is TE
     polarised along y, propagating along z (n_o). The page labels them by both (``report_sections.TE_AXES``).
     """
-    from prismpic.pdk import dispersion, materials, stack
-    from prismpic.pdk.cross_sections import RIDGE_WIDTH
-
-    wl = 1.55
-    geo = dict(width=RIDGE_WIDTH, film_thickness=stack.FILM_THICKNESS, etch_depth=stack.ETCH_DEPTH)
-    return {
-        "film_thickness_um": stack.FILM_THICKNESS,
-        "etch_depth_um": stack.ETCH_DEPTH,
-        "ridge_width_um": RIDGE_WIDTH,
-        "loss_db_per_cm": stack.LOSS_DB_PER_CM,
-        "wl_um": wl,
-        "n_e_bulk": float(materials.n_ln_e(wl)),
-        "n_o_bulk": float(materials.n_ln_o(wl)),
-        "neff_te_z": float(dispersion.neff(wl, **geo, crystal_axis="z")),
-        "neff_te_y": float(dispersion.neff(wl, **geo, crystal_axis="y")),
-        "ng_te_z": float(dispersion.ng(wl, **geo, crystal_axis="z")),
-        "ng_te_y": float(dispersion.ng(wl, **geo, crystal_axis="y")),
-        "eo_overlap": float(dispersion.eo_overlap(wl, **geo)),
-    }
+    return presets.platform_values(_preset(ctx))
 
 
 def _devices(ctx: ReportContext) -> dict:
+    """Every registered device's ports and DRC, each cell built with the preset's values it accepts."""
     from prismpic.components.registry import devices
     from prismpic.pdk import drc
+    from prismpic.pdk.platforms import preset_settings
 
     out = {}
     for name, dev in devices().items():
         entry = {"passive": dev.passive, "reciprocal": dev.reciprocal}
         if dev.cell is not None:
-            comp = dev.cell()
+            comp = dev.cell(**preset_settings(_preset(ctx), dev.cell))
             entry["ports"] = sorted(p.name for p in comp.ports)
             entry["drc_violations"] = [str(v) for v in drc(comp)]
         out[name] = entry
@@ -118,12 +123,14 @@ def ring_spectrum_check(ring: dict, specs: dict):
 
 
 def _ring(ctx: ReportContext) -> dict:
+    """The add-drop ring on the preset's stack (``_ring_params``): specs, spectrum, critical gap, process spread."""
     from prismpic.analysis.spectra import plot_spectrum
     from prismpic.components import ring_physics, rings
 
-    ring = dict(ctx.params.get("ring", {}))
+    ring = _ring_params(ctx)
     kind = ctx.params.get("ring_kind", "add_drop")
-    ctx.results["ring_params"] = ring
+    ctx.results["ring_params"] = dict(ctx.params.get("ring", {}))  # the user's ring: the claims' (``_claims``)
+    ctx.note_off_preset("ring", presets.ring_note(_preset(ctx), ctx.params.get("ring")))
     specs = rings.ring_specs(kind=kind, **ring)
     wl0 = specs["resonance_um"]
     analysis, wl_nm, thr, drp = ring_spectrum_check(ring, specs)
@@ -149,16 +156,26 @@ def _ring(ctx: ReportContext) -> dict:
                            "fsr_pairs_nm": list(analysis.fsr_pairs_nm), "fsr_pair_wl_nm": list(analysis.fsr_wl_nm),
                            "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded},
         "critical_gap_um": _critical_gap(ring),
-        "process_spread": _ring_process_spread(kind, ring),
+        "process_spread": _ring_process_spread(ctx, kind, ring),
         "params": ring,
     }
 
 
-def _ring_process_spread(kind: str, ring: dict) -> dict:
-    """The ring's specs at the process's nominal point, its ±3σ corners and 16 seeded Monte Carlo draws."""
+def _ring_process_spread(ctx: ReportContext, kind: str, ring: dict) -> dict:
+    """The ring's specs at the process's nominal point (the preset's stack, ``report.preset.preset_process``), its
+    ±3σ corners and 16 seeded Monte Carlo draws; {"not_computed": why} where the corners leave the tables."""
     from prismpic.analysis.process_spread import ring_process_spread
 
-    return ring_process_spread(kind=kind, n_samples=16, seed=0, **ring)
+    preset = _preset(ctx)
+    process = presets.preset_process(preset)
+    note = presets.process_note(preset, presets.process_refusals(preset, process))
+    if note is None:
+        try:
+            return ring_process_spread(process, kind=kind, n_samples=16, seed=0, **ring)
+        except ValueError as e:  # a Monte Carlo draw outside the tables
+            note = presets.process_note(preset, {}, str(e))
+    ctx.note_off_preset("ring", "; ".join(filter(None, (ctx.off_preset.get("ring"), note))))
+    return {"not_computed": note}
 
 
 def _critical_gap(ring: dict):
@@ -204,7 +221,7 @@ def _crosstalk(ctx: ReportContext) -> dict:
     from prismpic.analysis.system.channel_plan import seed_plan
     from prismpic.analysis.system.crosstalk import crosstalk_matrix, plot_crosstalk
 
-    ring = {k: v for k, v in ctx.params.get("ring", {}).items() if k != "radius"}
+    ring = {k: v for k, v in _ring_params(ctx).items() if k != "radius"}
     channels, radii = seed_plan(**ring)
     result = crosstalk_matrix(channels, radii, **ring)
     plot_crosstalk(result, ctx.figure_path("crosstalk.png", "Crosstalk of the seed's channel plan (32 × 1.6 nm, "
@@ -220,7 +237,7 @@ def _crosstalk(ctx: ReportContext) -> dict:
 def _link_budget(ctx: ReportContext) -> dict:
     from prismpic.analysis.system.link_budget import modeled_link_budget, plot_waterfall, seed_link_budget
 
-    modeled = modeled_link_budget(ring=ctx.params.get("ring"))
+    modeled = modeled_link_budget(ring=_ring_params(ctx), stack=_preset(ctx).settings())
     seed = seed_link_budget()
     plot_waterfall(modeled, ctx.figure_path("link_budget.png", "Link budget from the models (d = 32, N = 256)"))
     plot_waterfall(seed, ctx.figure_path("link_budget_seed.png", "The seed's link budget (S1-12) for comparison"),
@@ -285,6 +302,7 @@ def _energy(ctx: ReportContext) -> dict:
     from prismpic.analysis.system.energy import gpu_full_scan_energy_j, prism_energy_per_query
 
     e = prism_energy_per_query()
+    ctx.note_off_preset("energy", presets.energy_note(_preset(ctx)))
     ctx.results["energy"] = e
     return {"prism_per_query": e.to_dict(), "gpu_full_scan_4k_one_head_nj": gpu_full_scan_energy_j(4096) * 1e9,
             "ptu": {r: ptu_budget(readout=r).to_dict() for r in ("broadband", "per_wavelength")}}
@@ -302,7 +320,7 @@ def _time_domain(ctx: ReportContext) -> dict:
     from prismpic.analysis.transient.analyses import weight_update_settling
     from prismpic.fileio import save_figure_atomic
 
-    ring = dict(ctx.params.get("ring", {}))
+    ring = _ring_params(ctx)
     summary, traces = circuits.run_circuit("ring_add_drop", settings=dict(ring))
     rate = summary["bit_rate_hz"]
     names = circuits.write_figures(traces, ctx.workdir, f"the report's ring, {rate / 1e9:g} Gbit/s", "transient_")
@@ -331,14 +349,17 @@ def _time_domain(ctx: ReportContext) -> dict:
 
 
 def _layout(ctx: ReportContext) -> dict:
-    """The 8×8 prototype (S1-11) as GDS beside the report, with its DRC result, the PDK's KLayout layer
-    properties and a PNG of the GDS drawn with them."""
+    """The 8×8 prototype (S1-11) on the preset's stack (the values the cell accepts) as GDS beside the report, with
+    its DRC result, the PDK's KLayout layer properties and a PNG of the GDS drawn with them."""
     from prismpic.circuits.prototype import prototype
     from prismpic.pdk import drc
     from prismpic.pdk.layers import write_lyp
+    from prismpic.pdk.platforms import preset_settings
     from prismpic.report.layout_render import render_gds_png
 
-    c = prototype()
+    stack = preset_settings(_preset(ctx), prototype)
+    ctx.note_off_preset("layout", presets.layout_note(_preset(ctx), prototype))
+    c = prototype(**stack)
     name, lyp, png = "prototype_8x8.gds", "prismpic.lyp", "prototype_8x8.png"
     write_gds_atomic(c, ctx.workdir / name, with_metadata=False)
     write_lyp(ctx.workdir / lyp)
@@ -354,6 +375,7 @@ def _layout(ctx: ReportContext) -> dict:
         "height_um": float(c.dysize),
         "instances": sum(1 for _ in c.kdb_cell.each_inst()),
         "drc_violations": [str(v) for v in violations],
+        "stack": stack,
     }
 
 
@@ -361,7 +383,11 @@ def _claims(ctx: ReportContext) -> list:
     from prismpic.analysis.ledger.claims import judgements
     from prismpic.analysis.ledger.verdicts import tornado_figure
 
-    judged = judgements(ctx.results)
+    preset = _preset(ctx)
+    ctx.note_off_preset("claims", presets.claims_note(preset))
+    # on another preset the ledger computes its own ring, crosstalk and link budget on prismpic's stack
+    context = ctx.results if presets.is_default(preset) else {"ring_params": dict(ctx.params.get("ring", {}))}
+    judged = judgements(context)
     entries = [j.entry for j in judged]
     if tornado_figure(judged, ctx.workdir / "tornado.png"):  # None when no entry depends on its assumptions
         ctx.figures["tornado.png"] = ("The most influential assumptions of the entries whose verdict depends on "
@@ -412,19 +438,28 @@ def write_report(
     params: dict | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sections: Sequence[str] | None = None,
+    platform: str | Platform | None = None,
 ) -> dict:
     """Run the sections and write report.json, report.html and the PNGs into ``out_dir``.
 
     Args:
         out_dir: output folder; replaced atomically once the report is complete.
-        params: user parameters (e.g. a calibrated ring from ``prismpic calibrate``).
+        params: user parameters (e.g. a calibrated ring from ``prismpic calibrate``); their ring values win over
+            the preset's.
         progress: optional callback(section_name, done, total).
         sections: names of the sections to run (``SECTIONS``; the ones they need are added, ``NEEDS``);
             None runs all. The page shows the sections run and says which were left out.
+        platform: the stack preset the sections run on: a name (``pdk.platforms.platform_names()``) or a
+            ``Platform``; None is prismpic's own stack (``report.preset.DEFAULT``). report.json's
+            ``platform_preset`` records it and, by section, what could not follow it (``not_followed``).
 
     Returns:
         The report as a dict (what report.json holds).
+
+    Raises:
+        ValueError: an unknown section or preset name (before anything runs or is written).
     """
+    preset = presets.report_platform(platform)
     run = selected_sections(sections)
     out_dir = check_output_dir(out_dir, "out", need_bytes=REPORT_BYTES)  # before any section runs
     from prismpic.analysis.ledger.assumptions import assumption
@@ -433,8 +468,9 @@ def write_report(
     from prismpic.report.plots import report_figures
 
     with atomic_dir(out_dir) as work:
-        ctx = ReportContext(params=params or {}, workdir=work)
+        ctx = ReportContext(params=params or {}, workdir=work, platform=preset)
         report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {},
+                        "platform_preset": presets.record(preset),
                         "sections_left_out": [name for name, _ in SECTIONS if name not in run]}
         chosen = [(name, section) for name, section in SECTIONS if name in run]
         for i, (name, section) in enumerate(chosen):
@@ -445,6 +481,7 @@ def write_report(
             report["timings_s"][name] = round(time.perf_counter() - t0, 3)
         if progress:
             progress("writing", len(chosen), len(chosen))
+        report["platform_preset"]["not_followed"] = dict(ctx.off_preset)
         report = jsonable(report)
         report["figures"] = dict(ctx.figures)
         write_text_atomic(work / "report.json", json.dumps(report, indent=1))

@@ -112,4 +112,5 @@ def render_report(report: dict, figures: Mapping[str, str], workdir: str | Path,
         total_s=fmt(sum(timings.values()), "s"), summary=report_sections.summary(report), claim_rows=rows,
         claim_figures=claim_figures, sections=sections, nav=nav, images=embedded, linked=linked,
         plots={name: plot_html(fig, f"plot-{name}") for name, (_, fig) in plots.items()},
-        plotly_js=plotly_js() if plots else "")
+        plotly_js=plotly_js() if plots else "", platform=report_sections.platform_header(report),
+        claims_note=report_sections.off_preset_note(report, "claims"))

@@ -228,7 +228,13 @@ def summary(report: dict) -> dict:
     return {"counts": verdict_counts(claims), "n_claims": len(claims), "n_ids": len({c.get("id") for c in claims}),
             "device": device, "system": system, "layout": layout,
             "ring_label": (f"add-drop ring R = {fmt(ring.get('radius_um'), 'µm')}, gap {fmt(ring.get('gap_um'), 'µm')}"
-                           if ring else "")}
+                           + _on_preset(report) if ring else "")}
+
+
+def _on_preset(report: dict) -> str:
+    """' on NAME' for a report on another preset than prismpic's own stack ('' otherwise)."""
+    pp = report.get("platform_preset") or {}
+    return f" on {pp['name']}" if pp.get("name") and not pp.get("default", True) else ""
 
 
 # ---------------------------------------------------------------------------- sections
@@ -464,6 +470,7 @@ def te_label(quantity: str, crystal_axis: str) -> str:
 
 
 PLATFORM_ROWS = (("film thickness", "film_thickness_um", "µm"), ("etch depth", "etch_depth_um", "µm"),
+                 ("sidewall angle (from the horizontal)", "sidewall_angle_deg", "°"),
                  ("ridge width", "ridge_width_um", "µm"), ("propagation loss", "loss_db_per_cm", "dB/cm"),
                  ("wavelength", "wl_um", "µm"), ("bulk n_e", "n_e_bulk", ""), ("bulk n_o", "n_o_bulk", ""),
                  (te_label("n_eff", "z"), "neff_te_z", ""), (te_label("n_eff", "y"), "neff_te_y", ""),
@@ -473,7 +480,57 @@ PLATFORM_ROWS = (("film thickness", "film_thickness_um", "µm"), ("etch depth", 
 
 def _platform(p: dict) -> list[dict]:
     rows = [[label, fmt(p[k], u, 4)] for label, k, u in PLATFORM_ROWS if k in p]
-    return [table("X-cut TFLN platform (indices dimensionless)", ["", ""], rows)]
+    if p.get("cladding"):
+        rows.insert(3, ["cladding", p["cladding"]])
+    if "electrode_height_um" in p:
+        h = p["electrode_height_um"]
+        rows.insert(4, ["Pockels electrodes", "on the slab beside the ridge" if h is None else
+                        f"{fmt(h, 'µm')} above the film, on the cladding"])
+    if p.get("platform"):
+        rows.insert(0, ["platform preset", cell(p["platform"], "total")])
+    caption = "X-cut TFLN platform (indices dimensionless)" + (f": {p['description']}" if p.get("description") else "")
+    blocks = [table(caption, ["", ""], rows, text_cols=(0,))]
+    outside = p.get("outside_domains") or {}
+    if outside:
+        blocks.append({"kind": "text", "cls": "warn", "text": (
+            "Dispersion tables that do not cover this stack (a model on them refuses it rather than extrapolate): "
+            + "; ".join(f"{kind}: {why}" for kind, why in outside.items()) + ".")})
+    return blocks
+
+
+HEADER_STACK = (("film", "film_thickness", "µm"), ("etch", "etch_depth", "µm"), ("walls", "sidewall_angle_deg", "°"),
+                ("cladding", "cladding", ""), ("loss", "loss_db_per_cm", "dB/cm"),
+                ("electrodes above the film", "electrode_height", "µm"))
+
+
+def platform_header(report: dict) -> dict | None:
+    """The page header's preset: {"name", "description", "default", "stack" (its settings as text), "not_followed":
+    [section titles]}; None for a report.json written before presets.
+
+    Args:
+        report: the report dict (``platform_preset``, where present).
+    """
+    pp = report.get("platform_preset")
+    if not pp:
+        return None
+    off = [TITLES.get(k, k) for k in pp.get("not_followed") or {}]
+    st = pp.get("settings") or {}
+    stack = ", ".join(f"{label} {fmt(st[k], unit) if unit else st[k]}" for label, k, unit in HEADER_STACK
+                      if st.get(k) is not None)
+    return {"name": pp.get("name", ""), "description": pp.get("description", ""), "default": bool(pp.get("default")),
+            "stack": stack, "not_followed": off}
+
+
+def off_preset_note(report: dict, section: str) -> str:
+    """What in ``section`` does not follow the report's preset, and why, as a sentence ('' when it all does).
+
+    Args:
+        report: the report dict (``platform_preset.not_followed``).
+        section: a section id.
+    """
+    pp = report.get("platform_preset") or {}
+    note = (pp.get("not_followed") or {}).get(section)
+    return f"Not on the {pp.get('name')} preset: {note}." if note else ""
 
 
 def _devices(devs: dict) -> list[dict]:
@@ -512,5 +569,7 @@ def sections(report: dict) -> list[dict]:
         if sid == "files":
             out.append({"id": sid, "title": title, "blocks": _files(report)})
         elif report.get(sid):
-            out.append({"id": sid, "title": title, "blocks": BUILDERS[sid](report[sid])})
+            note = off_preset_note(report, sid)
+            blocks = ([{"kind": "text", "cls": "warn", "text": note}] if note else []) + BUILDERS[sid](report[sid])
+            out.append({"id": sid, "title": title, "blocks": blocks})
     return out

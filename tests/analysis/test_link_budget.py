@@ -57,3 +57,22 @@ def test_waterfall_png(modeled, tmp_path):
 def test_bad_n_channels():
     with pytest.raises(ValueError, match="n_channels = 100"):
         modeled_link_budget(n_channels=100)
+
+
+def test_every_stage_follows_a_platform_preset(modeled):
+    """On the 400 nm preset each stage is its model's on that stack: the routing loss is the preset's 0.2 dB/cm
+    over 0.5 cm (typed from its source, tests/pdk/test_platforms.py), the tree and MZM their models' there."""
+    import numpy as np
+
+    from prismpic.components.modulators import mzm_model
+    from prismpic.pdk.platforms import PLATFORMS
+
+    stack = PLATFORMS["tfln400"].settings()
+    on = modeled_link_budget(d=8, n_channels=16, stack=stack)
+    st, default = dict(on.stages), dict(modeled.stages)
+    assert st["routing waveguide (0.5 cm)"] == pytest.approx(2e-5 * 1e4 * 0.5, abs=1e-12)
+    wafer = {k: stack[k] for k in ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
+    assert st["1×16 splitter tree"] == pytest.approx(splitter_tree_loss_db(16, loss_db_per_cm=0.2, **wafer), abs=1e-9)
+    t = mzm_model(wl=1.55, bias_phase_rad=math.pi / 2, loss_db_per_cm=0.2, electrode_height=1.0, **wafer)["o1", "o2"]
+    assert st["MZM at quadrature"] == pytest.approx(-10 * math.log10(float(np.abs(t) ** 2)), abs=1e-9)
+    assert st["1×16 splitter tree"] != pytest.approx(default["1×16 splitter tree"], abs=1e-3)

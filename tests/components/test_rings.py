@@ -332,7 +332,8 @@ def _plate_and_disk(c):
     return top.bottom * ly.dbu, disk.top * ly.dbu, top.width() * ly.dbu
 
 
-def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
+@pytest.mark.parametrize("height", [None, 1.0])
+def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes(height):
     """The ring tunes through the same Pockels path as the phase shifter, section by section.
 
     From the drawn layout (plate at y_p, floating disk of radius r_i at V/2): where the ring crosses
@@ -340,10 +341,11 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
     d(ψ) = y_p − √(r_i² − x²), the ridge offset u(ψ) = R sin ψ − (y_p + √(r_i² − x²))/2 from the middle of
     that gap, and half the voltage across it; the ring's TE field is along z on a fraction sin²ψ. So
     dn_ring/dV = (1/2π) ∫_top sin²ψ · dn_ps/dV(d(ψ), u(ψ)) dψ, with dn_ps/dV = λ/(2 Vπ·L) of
-    ``modulators.vpi_l_v_cm`` (single arm) at that gap and offset."""
+    ``modulators.vpi_l_v_cm`` (single arm) at that gap and offset — with the plates on the slab (``height`` None)
+    or raised ``height`` µm above the film on the cladding, as the phase shifter's electrodes can be."""
     from prismpic.components import modulators as mod
 
-    c = ring_add_drop()
+    c = ring_add_drop(electrode_height=height)
     y_p, r_i, plate_w = _plate_and_disk(c)  # from the layout, not from the model
     half = math.asin(plate_w / 2 / R)  # the plate spans x = R cos ψ over ψ = 90° ± half
     lam = resonance_wavelength(1.55)
@@ -352,19 +354,21 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes():
         x = R * math.cos(psi)
         y_d = math.sqrt(max(r_i**2 - x**2, 0.0))
         d, u = y_p - y_d, R * math.sin(psi) - 0.5 * (y_p + y_d)
-        vpil_um = float(mod.vpi_l_v_cm(lam, d, W, FILM, ETCH, ridge_offset=u)) * 1e4
+        vpil_um = float(mod.vpi_l_v_cm(lam, d, W, FILM, ETCH, ridge_offset=u, electrode_height=height)) * 1e4
         return lam / (2 * vpil_um)
 
     dn_dv = quad(lambda psi: math.sin(psi) ** 2 * dn_ps(psi), math.pi / 2 - half, math.pi / 2 + half,
                  epsrel=1e-8)[0] / (2 * math.pi)
-    assert float(ring_physics.pockels_dneff_dv(lam)) == pytest.approx(dn_dv, rel=2e-3)
+    plates = {"electrode_height": height}
+    assert float(ring_physics.pockels_dneff_dv(lam, **plates)) == pytest.approx(dn_dv, rel=2e-3)
     expect = lam * dn_dv / ring_index(lam, group=True) * 1e6  # pm/V
-    assert float(ring_physics.ring_tuning_pm_per_v(lam)) == pytest.approx(expect, rel=2e-3)
+    assert float(ring_physics.ring_tuning_pm_per_v(lam, **plates)) == pytest.approx(expect, rel=2e-3)
     # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
     for v in (50.0, -50.0):
-        shift = (resonance_wavelength(lam, voltage_v=v) - lam) * 1e6  # the same order (lam may sit FSR/2 from 1.55)
-        assert shift == pytest.approx(expect * v, rel=2e-3)
-    assert ring_specs()["v_per_linewidth"] == pytest.approx(ring_specs()["fwhm_nm"] * 1e3 / expect, rel=2e-3)
+        shift = (resonance_wavelength(lam, voltage_v=v, **plates) - lam) * 1e6  # the same order (lam may sit FSR/2
+        assert shift == pytest.approx(expect * v, rel=2e-3)  # from 1.55)
+    specs = ring_specs(**plates)
+    assert specs["v_per_linewidth"] == pytest.approx(specs["fwhm_nm"] * 1e3 / expect, rel=2e-3)
 
 
 def test_thermo_optic_shift():

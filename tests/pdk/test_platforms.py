@@ -12,9 +12,9 @@ runner = CliRunner()
 WL = np.linspace(1.545, 1.555, 101)
 # the 400 nm stack typed from its public sources (lnoi400/tech.py of github.com/Luxtelligence/lxt_pdk_gf:
 # 200 nm ridge on a 200 nm slab, SiO2 cladding; luxtelligence-lnoi400-forge: wall 13.5° from the vertical;
-# lnoi400/models.py: straight loss 2e-5 dB/µm)
+# lnoi400/models.py: straight loss 2e-5 dB/µm; lnoi400/tech.py's layer stack: metal 1.0 µm above the film)
 TFLN400_BY_HAND = dict(film_thickness=0.2 + 0.2, etch_depth=0.2, sidewall_angle_deg=90 - 13.5, cladding="sio2",
-                       loss_db_per_cm=2e-5 * 1e4)
+                       loss_db_per_cm=2e-5 * 1e4, electrode_height=1.0)
 
 
 def registry_models():
@@ -30,6 +30,11 @@ def test_tfln400_is_the_public_stack_and_prismpic_is_the_default_stack():
 
     defaults = {k: p.default for k, p in inspect.signature(ring).parameters.items()}
     assert preset_settings("prismpic", ring) == {k: defaults[k] for k in platforms.STACK_KEYS}
+    for name in ("mzm", "phase_shifter", "ring_all_pass", "wdm_demux"):  # every device with Pockels electrodes
+        model = registry_models()[name]
+        defaults = {k: p.default for k, p in inspect.signature(model).parameters.items()}
+        assert preset_settings("prismpic", model) == {k: defaults[k] for k in platforms.STACK_KEYS}, name
+        assert preset_settings("tfln400", model)["electrode_height"] == 1.0
 
 
 @pytest.mark.parametrize("name", sorted(PLATFORMS))
@@ -47,7 +52,7 @@ def test_every_preset_lies_inside_the_device_tables(name):
 def test_outside_domains_names_what_the_tables_do_not_cover():
     # TM is tabulated for 0.5–0.7 µm films only: the 400 nm film is outside it, and a 0.9 µm film outside all
     assert set(outside_domains("tfln400")) == {"tm"} and "film_thickness = 0.4" in outside_domains("tfln400")["tm"]
-    thick = Platform("thick", "test", 0.9, 0.45, 76.5, "sio2", 0.2)
+    thick = Platform("thick", "test", 0.9, 0.45, 76.5, "sio2", 0.2, None)
     assert set(outside_domains(thick)) == {"te", "tm", "bend", "coupler"}
 
 
@@ -56,7 +61,8 @@ def test_tfln400_straight_agrees_with_the_foundry_pdk_model():
     n_g = 2.22 at 1.55 µm (lnoi400/models.py); prismpic's tables on the preset give the same to ~1 %."""
     from prismpic.pdk import dispersion
 
-    stack = {k: v for k, v in PLATFORMS["tfln400"].settings().items() if k != "loss_db_per_cm"}
+    stack = preset_settings("tfln400", dispersion.neff)
+    assert stack == {k: TFLN400_BY_HAND[k] for k in ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
     args = dict(width=1.0, polarization="te", crystal_axis="z", **stack)
     assert float(dispersion.neff(1.55, **args)) == pytest.approx(1.8, abs=0.02)
     assert float(dispersion.ng(1.55, **args)) == pytest.approx(2.22, abs=0.03)
@@ -74,7 +80,7 @@ def test_ring_under_the_preset_differs_from_default_and_equals_the_values_typed_
         np.testing.assert_allclose(np.asarray(on_preset[key]), np.asarray(by_hand[key]), rtol=0, atol=1e-12)
         assert np.max(np.abs(np.asarray(on_preset[key]) - np.asarray(default[key]))) > 0.1
     # a setting given explicitly still wins over the preset
-    back = preset(WL, **PLATFORMS["prismpic"].settings())
+    back = preset(WL, **preset_settings("prismpic", ring))
     np.testing.assert_allclose(np.asarray(back["o1", "o2"]), np.asarray(default["o1", "o2"]), rtol=0, atol=1e-12)
 
 

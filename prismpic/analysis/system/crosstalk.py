@@ -72,7 +72,7 @@ RING_SPACING = 10.0  # µm of bus between ring cells, as ``bank_model.RING_SPACI
 
 _RING_DEFAULTS = {k: v for k, v in sax.get_settings(rings.ring_add_drop_model).items() if k not in ("wl", "radius")}
 _BANK_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-              "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db")
+              "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db")
 
 
 # ---------------------------------------------------------------------------- analytic
@@ -132,7 +132,8 @@ def round_trip_phase(wl, r, p):
     """Round-trip phase θ (rad) of an add-drop ring of radius ``r`` (µm) at ``wl`` (µm), parameters ``p``."""
     return ring_physics.ring_round_trip(wl, r, p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
                                         p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                        p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"])[1]
+                                        p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"],
+                                        electrode_height=p["electrode_height"])[1]
 
 
 def _ring_terms(wl, r, p):
@@ -144,8 +145,9 @@ def _ring_terms(wl, r, p):
     t1, k1, t2, k2 = eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)
     rt = (p["width"], p["gap"], p["gap_drop"], p["electrode_gap"], p["electrode_coverage"], p["film_thickness"],
           p["etch_depth"], p["loss_db_per_cm"])
-    a, theta = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"], p["delta_t_k"])
-    _, theta_1v = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"] + 1.0, p["delta_t_k"])
+    plates = {"electrode_height": p["electrode_height"]}
+    a, theta = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"], p["delta_t_k"], **plates)
+    _, theta_1v = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"] + 1.0, p["delta_t_k"], **plates)
     _, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
     length = ring_physics.default_bus_length(r, p["width"]) if p["bus_length"] is None else p["bus_length"]
     bus = ring_physics.db_to_amplitude(p["loss_db_per_cm"] * length * 1e-4) ** 2  # |S|² of the bus

@@ -100,6 +100,7 @@ def modeled_link_budget(
     routing_length_um: float = 5000.0,
     ring: dict | None = None,
     noise: dict | None = None,
+    stack: dict | None = None,
 ) -> LinkBudget:
     """The link budget from the models (laser power is the total over the d wavelengths).
 
@@ -111,20 +112,27 @@ def modeled_link_budget(
         routing_length_um: waveguide from the tree to the bank and along it, beyond the tree.
         ring: ring model parameters (e.g. a calibrated ring from ``prismpic calibrate``).
         noise: overrides for ``noise.Photodiode``/``noise.Receiver`` as {"photodiode": {...}, "receiver": {...}}.
+        stack: the process every stage is on (a platform preset's ``settings()``: film and etch in µm, wall angle
+            in degrees, cladding, loss in dB/cm, electrode height in µm); each stage's model takes the values it has
+            parameters for, the ring's under ``ring``'s. None: the models' defaults.
     """
-    from prismpic.circuits.splitter_tree import splitter_tree_loss_db
-    from prismpic.components import detectors, io, modulators
+    from prismpic.circuits.splitter_tree import splitter_tree_fast, splitter_tree_loss_db
+    from prismpic.components import detectors, io, modulators, rings
+    from prismpic.pdk.platforms import accepted_settings
     from prismpic.pdk.stack import LOSS_DB_PER_CM
 
     check_power_of_two("n_channels", n_channels, 2, 1024)
     check_range("routing_length_um", routing_length_um, 0.0, 1e6, unit="µm")
-    ring = dict(ring or {})
+    stack = dict(stack or {})
+    ring = {**accepted_settings(rings.ring_add_drop_model, stack), **(ring or {})}
     wl = 1.55
-    edge = -10 * math.log10(float(io.edge_coupling_efficiency(wl)))
-    t_mzm = complex(modulators.mzm_model(wl=wl, bias_phase_rad=math.pi / 2)[("o1", "o2")])
+    edge = -10 * math.log10(float(io.edge_coupling_efficiency(wl, **accepted_settings(io.edge_coupling_efficiency,
+                                                                                        stack))))
+    t_mzm = complex(modulators.mzm_model(wl=wl, bias_phase_rad=math.pi / 2,
+                                         **accepted_settings(modulators.mzm_model, stack))[("o1", "o2")])
     mzm = -10 * math.log10(abs(t_mzm) ** 2)
-    tree = splitter_tree_loss_db(n_channels)
-    wg = LOSS_DB_PER_CM * routing_length_um * 1e-4
+    tree = splitter_tree_loss_db(n_channels, **accepted_settings(splitter_tree_fast, stack))
+    wg = stack.get("loss_db_per_cm", LOSS_DB_PER_CM) * routing_length_um * 1e-4
     bank, worst = _bank_insertion_db(d, spacing_nm, ring)
     eta = float(detectors.absorption_efficiency(wl))
     pd = -10 * math.log10(eta)

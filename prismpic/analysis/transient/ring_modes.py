@@ -62,7 +62,7 @@ def carrier_coefficients(wl, p: dict, kind: str = "add_drop", voltage_v=None, de
         return ring_physics.ring_round_trip(w, radius, p["width"], p["gap"], gap_drop, p["electrode_gap"],
                                             p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
                                             p["loss_db_per_cm"], voltage_v, delta_t_k, **wall, dneff=p["dneff"],
-                                            dng=p["dng"])
+                                            dng=p["dng"], electrode_height=p["electrode_height"])
 
     (a, theta), (_, dtheta_dwl) = jax.jvp(round_trip, (wl,), (jnp.ones_like(wl),))
     dwl_domega = -(wl**2) / (2 * math.pi * C_UM_PER_PS)  # µm per (rad/ps)

@@ -154,7 +154,7 @@ def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: i
     spacing = bank_model.GRID_SPACING_NM if spacing_nm is None else spacing_nm
     wl = bank_model.channel_plan_um(d, spacing)
     radii = np.asarray(bank_model.plan_radii(d, spacing, **{k: ring[k] for k in ("gap", "gap_drop", "width")
-                                                             if k in ring}))
+                                                             if k in ring}, **bank_model.plan_stack(ring)))
     front = devices.frontend(wl, dac_bits=dac_bits, power_w=power_w, mzm=mzm)
     back = devices.backend(wl, symbol_rate_hz, tia_bandwidth_ghz=tia_bandwidth_ghz)
     rise = devices.DAC_RISE_SYMBOLS * 1e12 / symbol_rate_hz if dac_rise_ps is None else dac_rise_ps

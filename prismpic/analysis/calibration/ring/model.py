@@ -26,7 +26,7 @@ from prismpic.components.units import db_to_amplitude
 from prismpic.pdk.stack import CLADDINGS
 
 RING_ARGS = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
-             "electrode_width", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
+             "electrode_width", "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v",
              "delta_t_k", "sidewall_angle_deg", "cladding")
 # keys written to the "ring" block (model keyword arguments of the calibrated ring)
 RING_BLOCK = ("radius", "gap", "gap_drop", "width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding",
@@ -43,7 +43,8 @@ REFERENCE_UM = ring_physics.INDEX_CORRECTION_WL_UM  # λ0 of the effective-index
 # what the solvers move: FIT_PARAMS with the ring's indices at λ0 in place of the correction (``ring_of``)
 VARIABLES = tuple(n for n in FIT_PARAMS if n not in CORRECTION) + ("neff_ref", "ng_ref")
 N_NODES = 8  # Chebyshev nodes over a spectrum's span for the ring's slowly varying ingredients
-_HELD = ("bus_length", "electrode_gap", "electrode_coverage", "coupler_loss_db", "voltage_v", "delta_t_k")
+_HELD = ("bus_length", "electrode_gap", "electrode_coverage", "electrode_height", "coupler_loss_db", "voltage_v",
+         "delta_t_k")
 
 
 def ring_sax_model(kind: str):
@@ -67,7 +68,7 @@ def fit_vector(p: dict) -> np.ndarray:
 
 def held_params(p: dict, kind: str = "add_drop", symmetric: bool | None = None) -> dict:
     """The ring's parameters outside ``FIT_PARAMS`` as the jitted functions take them (floats as arrays,
-    bus_length None kept: static structure), with the flags of the ``GENERIC`` kind: ``all_pass`` (1: no drop
+    bus_length and electrode_height None kept: static structure), with the flags of the ``GENERIC`` kind: ``all_pass`` (1: no drop
     coupler) and ``symmetric`` (1: gap_drop = gap; default: gap_drop None or an all-pass ring). The cladding is
     not among them (a static choice)."""
     check_choice("cladding", p.get("cladding", "sio2"), CLADDINGS)
@@ -132,7 +133,8 @@ def ring_fields(wl, p: dict, kind: str, cladding: str, tuned: bool = True, bus: 
     if tuned:
         a, theta = ring_physics.ring_round_trip(wl, p["radius"], p["width"], p["gap"], gd, p["electrode_gap"],
                                                 p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                                p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall)
+                                                p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall,
+                                                electrode_height=p["electrode_height"])
     else:
         theta = 2 * jnp.pi / wl * 2 * jnp.pi * p["radius"] * ring_physics.ring_neff(wl, *geo, **wall)
         a = db_to_amplitude(ring_physics.round_trip_loss_db(wl, *geo, p["loss_db_per_cm"], **wall))

@@ -92,6 +92,8 @@ def ring_block(kind: str, p: dict, symmetric: bool) -> dict:
             continue
         out[k] = p[k] if k == "cladding" else float(p[k])
     out["electrode_gap"] = electrode_gap_for(p)
+    if p.get("electrode_height") is not None:  # the design's raised plates (they set the Pockels tuning only)
+        out["electrode_height"] = float(p["electrode_height"])
     return out
 
 
