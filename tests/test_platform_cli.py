@@ -77,6 +77,9 @@ def test_calibrate_design_takes_the_preset_under_the_users_values():
     (["calibrate", "mzm", "--out", "o.json", "--spectrum", "s.csv", "--set", "platform=lnoi999"],
      ["--set platform = 'lnoi999'"]),
     (["transient", "ring_add_drop", "--out", "o", "--platform", "lnoi999"], ["--platform = 'lnoi999'"]),
+    # the 400 nm film etched 200 nm sits on the tables' etch/film = 0.5 edge: a fit of film and etch has no room
+    (["calibrate", "ring", "--out", "o.json", "--fsr", "8.39", "--q", "3342", "--er", "4.27", "--platform", "tfln400"],
+     ["design film_thickness = 0.4: the process and the dispersion tables leave it no room to fit", "etch/film 0.5"]),
     (["transient", "prism_channel", "--out", "o", "--platform", "tfln400"], ["a preset applies to ring_add_drop"]),
 ])
 def test_a_wrong_preset_is_one_line_and_exit_2(tmp_path, monkeypatch, args, needles):

@@ -83,7 +83,12 @@ def ring_priors(design: dict, process: Process | None = None) -> dict[str, Prior
     out["radius"] = Prior(r, RADIUS_SIGMA_UM, r * (1 - RADIUS_SPAN), r * (1 + RADIUS_SPAN),
                           f"assumption: the drawn radius to {RADIUS_SIGMA_UM * 1e3:g} nm (1σ)")
     for name, p in out.items():
-        if not p.lo <= p.mean <= p.hi or not p.lo < p.hi:
+        if not p.lo < p.hi:  # e.g. a 400 nm film etched 200 nm: etch/film sits on the tables' 0.5 edge
+            raise ValueError(f"design {name} = {p.mean:.6g}: the process and the dispersion tables leave it no room "
+                             f"to fit, [{p.lo:.6g}, {p.hi:.6g}] (film {film:g} µm, etch {etch:g} µm: etch/film "
+                             f"{etch / film:.3g} must stay within the tables' {e_lo:g}–{e_hi:g} as film and etch "
+                             "move)")
+        if not p.lo <= p.mean <= p.hi:
             raise ValueError(f"design {name} = {p.mean:.6g} lies outside the range the process and the dispersion "
                              f"tables allow a fit, [{p.lo:.6g}, {p.hi:.6g}]")
     return out
