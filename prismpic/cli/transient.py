@@ -17,7 +17,7 @@ from prismpic.cli.common import app, chosen_platform, cli_errors, parse_settings
 @app.command()
 @cli_errors
 def transient(
-    circuit: Annotated[str, typer.Argument(help="ring_add_drop, ring_all_pass or prism_channel")],
+    circuit: Annotated[str, typer.Argument(help="ring_add_drop, ring_all_pass, prism_channel or ptu_column")],
     out: Annotated[Path, typer.Option("--out", help="output folder (transient.json, waveforms.png, eye.png)")],
     bit_rate: Annotated[float, typer.Option("--bit-rate", help="symbol (bit) rate, Hz")] = 10e9,
     symbols: Annotated[int, typer.Option("--symbols", help="symbols in the record")] = 256,

@@ -412,18 +412,21 @@ def detector_bandwidth_ghz(
     load_resistance_ohm=LOAD_RESISTANCE_OHM,
     series_resistance_ohm=SERIES_RESISTANCE_OHM,
     v_sat_m_per_s=V_SAT_GE_M_PER_S,
+    n_diodes=1,
 ):
     """3-dB bandwidth (GHz): 1/f² = 1/f_RC² + 1/f_t².
 
-    f_RC = 1/(2π (R_load + R_s)(C_j + C_pad)), f_t ≈ 0.45 v_sat/d (transit through the
+    f_RC = 1/(2π (R_load + R_s/n)(n C_j + C_pad)), f_t ≈ 0.45 v_sat/d (transit through the
     intrinsic width d; e.g. Kato, IEEE Trans. Microw. Theory Tech. 47, 1265 (1999)).
-    ``pad_size`` = 0 drops the pads.
+    ``pad_size`` = 0 drops the pads. ``n_diodes``: diodes summing their currents on one node (a PTU column),
+    their junctions and series resistances in parallel, one pad pair.
     """
     check_positive("load_resistance_ohm", load_resistance_ohm, unit="Ω")
     check_range("series_resistance_ohm", series_resistance_ohm, 0.0, 1e6, unit="Ω")
     check_range("pad_size", pad_size, 0.0, 1000.0, unit="µm")
-    c = junction_capacitance_f(ge_length, ge_thickness, intrinsic_width) + pad_capacitance_f(pad_size)
-    f_rc = 1.0 / (2 * math.pi * (load_resistance_ohm + series_resistance_ohm) * c)
+    check_range("n_diodes", n_diodes, 1, 1 << 16)
+    c = n_diodes * junction_capacitance_f(ge_length, ge_thickness, intrinsic_width) + pad_capacitance_f(pad_size)
+    f_rc = 1.0 / (2 * math.pi * (load_resistance_ohm + series_resistance_ohm / n_diodes) * c)
     f_t = 0.45 * v_sat_m_per_s / (intrinsic_width * 1e-6)
     return 1e-9 / jnp.sqrt(1.0 / f_rc**2 + 1.0 / f_t**2)
 

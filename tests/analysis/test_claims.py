@@ -1,6 +1,7 @@
 """The claims ledger: every seed claim has a judge and a packaged text; entries are well formed; the same quantity
 has one tolerance; arithmetic claims are judged by their formula; the loaded-Q flip is the tolerance edge."""
 
+import math
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -117,3 +118,6 @@ def test_whole_ledger_is_well_formed():
         if e.tolerance and not e.tolerance.startswith(("bound", "one-sided")):
             groups[(e.quantity.split(":")[0].split(",")[0].strip(), e.unit)].add(e.tolerance)
     assert all(len(v) == 1 for v in groups.values()), groups
+    # issue 29: the speed claims carry a value simulated in time (prismpic.analysis.transient), finite
+    simulated = {e.id for e in entries if "simulated in time" in e.quantity and math.isfinite(float(e.modeled))}
+    assert {"S1-10", "S1-12", "S1-17", "S2-04", "S2-09"} <= simulated

@@ -30,6 +30,9 @@ def _one_line_error(res, *needles):
     (["ring_add_drop", "--set", "samples_per_symbol=1"], ["samples_per_symbol = 1", "valid range"]),
     (["ring_add_drop", "--set", "bogus=1"], ["--set: unknown ring parameter(s) ['bogus']"]),
     (["prism_channel", "--set", "bogus=1"], ["--set bogus", "not an option of prism_channel"]),
+    (["ptu_column", "--set", "d=4"], ["--set d", "not an option of ptu_column"]),
+    (["ptu_column", "--set", "rows=0"], ["rows = 0"]),
+    (["ptu_column", "--set", "swing_v=20"], ["swing_v = 20 V", "(0, 10] V"]),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_output(tmp_path, args, needles):
     out = tmp_path / "o"
@@ -51,5 +54,22 @@ def test_ring_add_drop_lifetime_steady_state_and_eye(tmp_path):
     assert 0.0 <= data["eye_opening"] <= 1.0 and data["bit_rate_hz"] == 10e9
     # settling of the drop power to 1 %: the field relaxes at 1/(2τ_E); the power within 1 % after ≈ 2τ_E ln(200)
     assert 0.7 < data["settling_time_ps"] / (2 * expected * math.log(200)) < 1.3
+    for name in ("waveforms.png", "eye.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ptu_column_writes_its_eye_and_the_column_node_bandwidth(tmp_path):
+    """One PTU column at 5 GBd: the eye (0–1) of its analog sum and its blocks' bandwidths; 128 photodiodes on one
+    wire are slower than one (their junctions in parallel)."""
+    from prismpic.components import detectors
+
+    out = tmp_path / "c"
+    res = runner.invoke(app, ["transient", "ptu_column", "--bit-rate", "5e9", "--symbols", "64", "--set", "rows=16",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "transient.json").read_text())
+    assert 0.0 < data["eye_opening"] <= 1.0 and data["rows"] == 16
+    assert data["column_bandwidth_ghz"] == pytest.approx(float(detectors.detector_bandwidth_ghz(n_diodes=16)))
+    assert data["column_bandwidth_ghz"] < float(detectors.detector_bandwidth_ghz())
     for name in ("waveforms.png", "eye.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -225,6 +225,9 @@ def _build() -> dict[str, Assumption]:
         # ---- PTU readout and amplifiers
         Assumption("adc_bits", "ADC resolution", ptu.adc_bits, 4, 8, "bit",
                    "accelerator.py: 8 bit; S1-14/S1-20 rank with 4–6 bit", "linear", True),
+        Assumption("tia_bandwidth_per_baud", "TIA bandwidth per symbol rate", 0.75, 0.5, 1.5, "",
+                   "assumption: NRZ receivers are designed at ≈ 0.5–0.75 × the baud rate (transient.devices: 0.75); a "
+                   "multilevel analog readout may take up to ≈ 1.5× at more noise", resolution=0.005),
         Assumption("tia_power_5ghz_mw", "TIA power (5 GHz)", ptu.tia_power_w * 1e3, 2.0, 10.0, "mW",
                    "accelerator.py: several mW at 5 GHz †; range assumption", "log"),
         Assumption("soa_nf_db", "SOA noise figure", 7.0, 6.5, 10.0, "dB", "REFERENCES.md: SOA NF 7–10 dB, best < 6.5 dB"),

@@ -201,3 +201,26 @@ def nep_noise_rel(nep_w_per_rthz: float = 10e-12) -> float:
     from prismpic.analysis.recall.seed_cases import seed_nep_noise_rel
 
     return seed_nep_noise_rel(nep_w_per_rthz=nep_w_per_rthz)[0]
+
+
+# ---------------------------------------------------------------------------------------------- time domain
+def transient_channel(ctx: dict):
+    """The seed's 32-wavelength channel of the report's ring at S1-12's 1 GHz (``transient.analyses.ledger_channel``)."""
+    from prismpic.analysis.transient.analyses import ledger_channel
+
+    ring = {k: v for k, v in ring_params(ctx).items() if k != "radius"}
+    return get(ctx, "transient_channel", lambda: ledger_channel(ring=ring))
+
+
+def simulated_latency(ctx: dict):
+    """One query's latency through ``transient_channel`` (``QueryLatency``; its transit at a 127 µm pitch)."""
+    from prismpic.analysis.transient.analyses import query_latency
+
+    return get(ctx, "query_latency", lambda: query_latency(32, setup=transient_channel(ctx)))
+
+
+def simulated_snr(ctx: dict):
+    """The receiver SNR of ``transient_channel`` at S1-12's 25.7 µW per detector (``ReceiverSnr``, 512 symbols)."""
+    from prismpic.analysis.transient.analyses import receiver_snr
+
+    return get(ctx, "receiver_snr", lambda: receiver_snr(transient_channel(ctx), n_symbols=512))

@@ -81,7 +81,29 @@ def s2_04(ctx):
         Judge("S2-04", "card throughput with broadband readout (one detector per column)", "FLOP/s",
               lambda p: _ptu(p, "broadband").flops_card, "min", claimed=1.3e15, section="energy",
               basis=SEED_ARITHMETIC, reason=lambda m, p: f"{m:.3g} FLOP/s: 'more than 1.3 PFLOPS' holds even without per-wavelength readout"),
+        Judge("S2-04", "a PTU column at 5 GBd simulated in time: eye of the 128-row analog sum", "",
+              lambda p: _column_eye(p).eye_opening, "min", claimed="5 GHz modulation",
+              criterion="≥ 1 − 2^−b: inter-symbol error within ½ LSB of the b-bit ADC",
+              target=lambda p: 1 - 2.0 ** -p["adc_bits"], assumptions=("adc_bits", "tia_bandwidth_per_baud"),
+              section="energy", reason=_column_reason),
     ]
+
+
+def _column_eye(p: dict):
+    """The S2-04 column's eye (``transient.ptu_column.column_eye``) with a TIA at the point's bandwidth per baud."""
+    from prismpic.analysis.transient.ptu_column import S2_04_RATE_HZ, column_eye
+
+    return column_eye(S2_04_RATE_HZ, tia_bandwidth_ghz=p["tia_bandwidth_per_baud"] * S2_04_RATE_HZ * 1e-9)
+
+
+def _column_reason(m: float, p: dict) -> str:
+    e = _column_eye(p)
+    return (f"simulated (prismpic.analysis.transient.ptu_column): 6-bit random inputs on 128 rows through the DAC "
+            f"({e.dac_bandwidth_ghz:.1f} GHz), the EAMs' RC ({e.eam_bandwidth_ghz:.0f} GHz), random PCM weights, the "
+            f"column's 128 photodiodes on one wire ({e.column_bandwidth_ghz:.1f} GHz) and a "
+            f"{e.tia_bandwidth_ghz:.2g} GHz TIA: eye {m:.3f} at the best instant, inter-symbol errors up to "
+            f"{(1 - m) / 2:.1%} of the span the sums cover (the range an ADC for these data spans), "
+            f"{-math.log2(max(1 - m, 1e-12)):.1f} bits; a digital equaliser after the ADC would recover part of it")
 
 
 @claim("S2-05")

@@ -1,6 +1,7 @@
 """Analyses from simulated waveforms, as typed results for the ledger and the report: the eye opening of a PRISM
 channel versus symbol rate, the settling of a ring weight update (driver RC + ring, through diffrax) against
-S1-10's 1 ns, and the end-to-end latency of one query against S1-17's 10 ps of optical transit.
+S1-10's 1 ns, the end-to-end latency of one query against S1-17's 10 ps of optical transit, and the receiver's
+SNR at a received power (S1-12's 25.7 µW at 1 GHz) from noisy waveforms.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from prismpic.analysis.transient import devices, ring_modes, simulate, waveform_
 
 S1_10_TUNING_NS = 1.0  # seed S1-10: ring tuning in under 1 ns
 S1_17_TRANSIT_PS = 10.0  # seed S1-17: 10 ps of optical transit
+S1_12_RECEIVED_W = 25.7e-6  # seed S1-12: −15.9 dBm per detector
+S1_12_RATE_HZ = 1e9  # seed S1-12: the SNR is stated at 1 GHz
 EYE_RATES_HZ = (1e9, 2.5e9, 5e9, 10e9, 20e9, 40e9)
 
 
@@ -204,6 +207,87 @@ def query_latency(d: int = 32, symbol_rate_hz: float = 5e9, n_channels: int = 10
     # linear interpolation between the samples around the crossing; the DAC code changes at the edge
     frac = (half - y[k - 1]) / (y[k] - y[k - 1]) if y[k] != y[k - 1] else 0.0
     eo = ((k - 1 + frac) - edge) * st.dt_ps
-    ng = rings.ring_specs(1.55, "add_drop")["ng"]
+    ng = rings.ring_specs(1.55, "add_drop", **st.ring)["ng"]
     transit = optical_transit_ps(tree_path_um(n_channels, channel_pitch_um), ng)
     return QueryLatency(float(eo), float(transit), float(eo + transit))
+
+
+def ledger_channel(d: int = 32, symbol_rate_hz: float = S1_12_RATE_HZ, ring: dict | None = None,
+                   at_least: int = 8) -> simulate.ChannelSetup:
+    """The seed's d-wavelength channel (S1-03's 1.6 nm plan) at ``symbol_rate_hz`` with a 6-bit DAC (S1-04), its
+    samples per symbol raised until the step resolves every ring pole with all rings on their channels."""
+    base = simulate.channel_setup(d, symbol_rate_hz, at_least, n_symbols=64, ring=ring)
+    sps = samples_needed(base, np.zeros(d), symbol_rate_hz, at_least)
+    return base if sps == base.samples_per_symbol else with_rate(base, symbol_rate_hz, 64, sps)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReceiverSnr:
+    """SNR of a channel's balanced receiver measured on simulated waveforms at the eye's sampling instants.
+
+    The noise is the noisy minus the noiseless waveform of the same symbols: shot noise (signal and dark current,
+    through the detectors' bandwidth and the TIA's) and the TIA's input noise (through its bandwidth), which are
+    independent, so their variances add; ``tia_var_per_density`` is the TIA part per unit density (Hz), i.e. its
+    noise-equivalent bandwidth. Signal: the full-scale balanced current (every query value 1 minus every value 0,
+    rings on their channels), as the seed's SNR counts it.
+    """
+
+    symbol_rate_hz: float
+    received_power_w: float
+    full_scale_a: float
+    shot_var_a2: float
+    tia_var_per_density: float
+    n_samples: int
+    tia_bandwidth_ghz: float
+    pd_bandwidth_ghz: float
+    mean_detector_current_a: float
+
+    def snr_db(self, tia_noise_a_per_rthz: float) -> float:
+        """SNR (dB) with a TIA of input noise density ``tia_noise_a_per_rthz`` (A/√Hz)."""
+        var = self.shot_var_a2 + tia_noise_a_per_rthz**2 * self.tia_var_per_density
+        return 10 * math.log10(self.full_scale_a**2 / var)
+
+    @property
+    def relative_uncertainty_db(self) -> float:
+        """One standard deviation (dB) of a variance estimated from ``n_samples`` Gaussian samples, √(2/n)."""
+        return 10 * math.log10(1 + math.sqrt(2 / self.n_samples))
+
+
+def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_RECEIVED_W, n_symbols: int = 1024,
+                 seed: int = 0) -> ReceiverSnr:
+    """SNR of ``setup``'s receiver when its drop detector receives ``received_power_w`` (W, summed over the
+    carriers) at full scale: random 6-bit query values on every carrier, every ring on its channel (0 V), one
+    optical run and three receiver runs (noiseless; shot noise only; shot noise and a unit TIA density)."""
+    from prismpic.checks import check_range
+    from prismpic.circuits import bank_model
+
+    check_range("received_power_w", received_power_w, 0.0, 1.0, unit="W", lo_open=True)
+    simulate.check_run(setup.symbol_rate_hz, n_symbols, setup.samples_per_symbol, "symbol_rate_hz", "n_symbols")
+    volts = np.zeros(setup.radii.size)
+    drop, _ = bank_model.channel_fields(setup.wl, setup.radii, volts, 0.0, setup.ring_spacing, **setup.ring)
+    t_on = devices.mzm_field(setup.front, devices.drive_volts(setup.front, jnp.ones((setup.wl.size, 1))))[:, 0]
+    per_watt = float(np.sum(np.abs(np.asarray(t_on)) ** 2 * np.abs(np.asarray(drop)) ** 2))
+    st = dataclasses.replace(setup, front=dataclasses.replace(setup.front, power_w=received_power_w / per_watt))
+    rng = np.random.default_rng(seed)
+    sym = rng.uniform(0.0, 1.0, (st.wl.size, n_symbols))
+    optics = jax.jit(lambda s, v: simulate.channel_optics(st, s, v))(sym, volts)
+    key = jax.random.PRNGKey(seed)
+
+    @jax.jit
+    def receive(optics, density):
+        clean = simulate.received_current(st, optics)
+        noisy = simulate.received_current(st, optics, key, True, density)
+        return clean, noisy
+
+    clean, shot = (np.asarray(a) for a in receive(optics, 0.0))
+    _, both = (np.asarray(a) for a in receive(optics, 1e-12))
+    ones, zeros = np.ones((st.wl.size, 1)), np.zeros((st.wl.size, 1))
+    static = np.asarray(simulate.static_currents(st, np.concatenate([sym, ones, zeros], axis=1), volts))
+    target, ends = static[:n_symbols], static[n_symbols:]
+    _, delay = waveform_metrics.eye_opening(clean, target, st.samples_per_symbol)
+    idx = np.arange(2, n_symbols - 3) * st.samples_per_symbol + delay
+    resp = np.asarray(st.back.responsivity_a_per_w)[:, None]
+    total = np.sum(resp * np.asarray(optics["p_drop_w"] + optics["p_thr_w"]), axis=0) + 2 * st.back.dark_current_a
+    return ReceiverSnr(st.symbol_rate_hz, float(received_power_w), float(ends[0] - ends[1]),
+                       float(np.var(shot[idx] - clean[idx])), float(np.var((both[idx] - shot[idx]) / 1e-12)),
+                       int(idx.size), st.back.tia_bandwidth_ghz, st.back.pd_bandwidth_ghz, float(np.mean(total[idx])))

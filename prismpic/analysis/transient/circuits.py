@@ -6,6 +6,9 @@
   symbols through DAC, MZM, rings, balanced detectors and TIA, ring voltages random within ±1 linewidth of
   tuning; ``--set`` takes ``d``, ``samples_per_symbol``, ``n_orders``, ``seed``, ``dac_bits``, ``power_w``,
   ``noise`` (true/false), ``tia_bandwidth_ghz``.
+- ``ptu_column``: one PTU column (``ptu_column.column_waveforms``): random 6-bit inputs on ``rows`` EAM-driven rows,
+  random phase-change weights, the column's photodiodes on one wire, the TIA; ``--set`` takes ``rows``,
+  ``samples_per_symbol``, ``seed``, ``swing_v``, ``tia_bandwidth_ghz``, ``dac_rise_ps``.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-CIRCUITS = ("ring_add_drop", "ring_all_pass", "prism_channel")
+CIRCUITS = ("ring_add_drop", "ring_all_pass", "prism_channel", "ptu_column")
 RING_OPTIONS = ("samples_per_symbol", "n_orders", "seed", "dac_rise_ps")
 CHANNEL_OPTIONS = ("d", "samples_per_symbol", "n_orders", "seed", "dac_bits", "power_w", "noise", "tia_bandwidth_ghz")
+COLUMN_OPTIONS = ("rows", "samples_per_symbol", "seed", "swing_v", "tia_bandwidth_ghz", "dac_rise_ps")
 DEFAULT_BIT_RATE_HZ = 10e9
 DEFAULT_SYMBOLS = 256
 
@@ -39,9 +43,14 @@ def check_settings(name: str, settings: dict) -> None:
         except ValueError as e:
             raise ValueError(f"--set: {e}") from None
         return
-    unknown = sorted(set(settings) - set(CHANNEL_OPTIONS))
+    options = COLUMN_OPTIONS if name == "ptu_column" else CHANNEL_OPTIONS
+    unknown = sorted(set(settings) - set(options))
     if unknown:
-        raise ValueError(f"--set {unknown[0]}: not an option of prism_channel; valid: {', '.join(CHANNEL_OPTIONS)}")
+        raise ValueError(f"--set {unknown[0]}: not an option of {name}; valid: {', '.join(options)}")
+    if name == "ptu_column":
+        from prismpic.analysis.transient import ptu_column
+
+        ptu_column.check_options(**settings)
 
 
 def run_circuit(name: str, bit_rate_hz: float = DEFAULT_BIT_RATE_HZ, symbols: int = DEFAULT_SYMBOLS,
@@ -62,7 +71,28 @@ def run_circuit(name: str, bit_rate_hz: float = DEFAULT_BIT_RATE_HZ, symbols: in
                       step_t_ps=r.step_t_ps, step_p=r.step_p, label=r.summary()["output_port"] + " power / P_in")
         return r.summary(), traces
     check_settings(name, settings)
+    if name == "ptu_column":
+        return column_run(bit_rate_hz, symbols, sps, **settings)
     return channel_run(bit_rate_hz, symbols, sps, **settings)
+
+
+def column_run(bit_rate_hz, symbols, samples_per_symbol, rows: int = 128, seed: int = 0, swing_v: float = 2.0,
+               tia_bandwidth_ghz=None, dac_rise_ps=None):
+    """A PTU column's stream: (summary, traces); see the module docstring."""
+    from prismpic.analysis.transient import ptu_column
+
+    eye, y, target = ptu_column.column_waveforms(bit_rate_hz, rows, symbols, samples_per_symbol, seed, swing_v,
+                                                 tia_bandwidth_ghz, dac_rise_ps)
+    dt = 1e12 / bit_rate_hz / samples_per_symbol
+    summary = {"circuit": "ptu_column", "rows": eye.rows, "bit_rate_hz": float(bit_rate_hz), "symbols": int(symbols),
+               "samples_per_symbol": int(samples_per_symbol), "eye_opening": eye.eye_opening,
+               "sampling_delay_ps": eye.sampling_delay_ps, "dac_bandwidth_ghz": eye.dac_bandwidth_ghz,
+               "eam_bandwidth_ghz": eye.eam_bandwidth_ghz, "column_bandwidth_ghz": eye.column_bandwidth_ghz,
+               "tia_bandwidth_ghz": eye.tia_bandwidth_ghz, "static_blocks": list(eye.static_blocks)}
+    traces = dict(t_ps=np.arange(y.size) * dt, p_in=None, p_out=y, p_static=target,
+                  delay=int(round(eye.sampling_delay_ps / dt)), sps=samples_per_symbol, step_t_ps=None, step_p=None,
+                  label="column sum (row transmissions × weights)")
+    return summary, traces
 
 
 def channel_run(bit_rate_hz, symbols, samples_per_symbol, d: int = 8, n_orders: int = 1, seed: int = 0,

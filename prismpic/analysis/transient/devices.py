@@ -101,9 +101,9 @@ def mzm_coefficients(wl, mzm: dict | None = None):
                                                  "transition_length", "width", "film_thickness", "etch_depth",
                                                  "cross_section", "sidewall_angle_deg", "cladding")}
     vpi = np.asarray(modulators.mzm_vpi_v(wl, **geo))
-    t0 = np.asarray(modulators.mzm_model(wl, **mzm)[("o1", "o2")])
-    t1 = np.array([complex(modulators.mzm_model(w, **{**mzm, "voltage_v": float(v)})[("o1", "o2")])
-                   for w, v in zip(wl, vpi, strict=True)])
+    both = np.asarray(modulators.mzm_model(np.concatenate([wl, wl]), **{**mzm, "voltage_v": np.concatenate(
+        [np.zeros_like(vpi), vpi])})[("o1", "o2")])  # 0 V and V_π per carrier, one evaluation
+    t0, t1 = both[:wl.size], both[wl.size:]
     # t(b) = P e^{ib/2} + Q e^{−ib/2}; t(b + π) = i P e^{ib/2} − i Q e^{−ib/2}
     pe, qe = (t0 - 1j * t1) / 2, (t0 + 1j * t1) / 2
     return vpi, pe * np.exp(-0.5j * bias), qe * np.exp(0.5j * bias), bias, geo

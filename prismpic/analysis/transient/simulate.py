@@ -190,6 +190,14 @@ def query_waveforms(setup: ChannelSetup, symbols, voltages, key=None, noise: boo
         dict: ``current_a`` (T,) the balanced TIA output referred to its input (A); ``p_drop_w``, ``p_thr_w`` (T,)
         optical powers at the detectors; ``field_in`` (W, T) the MZM output fields (√W).
     """
+    optics = channel_optics(setup, symbols, voltages, delta_t_k)
+    return {"current_a": received_current(setup, optics, key, noise), "p_drop_w": jnp.sum(optics["p_drop_w"], axis=0),
+            "p_thr_w": jnp.sum(optics["p_thr_w"], axis=0), "field_in": optics["field_in"]}
+
+
+def channel_optics(setup: ChannelSetup, symbols, voltages, delta_t_k=0.0) -> dict:
+    """The optical half of ``query_waveforms``: DAC, MZM and rings. Returns ``field_in`` (W, T) the MZM output
+    fields (√W) and ``p_drop_w``, ``p_thr_w`` (W, T) each carrier's power at the drop and through detectors (W)."""
     sps, dt = setup.samples_per_symbol, setup.dt_ps
     codes = devices.quantize(jnp.asarray(symbols, dtype=float), setup.front.dac_bits)
     volts = jnp.repeat(devices.drive_volts(setup.front, codes), sps, axis=-1)
@@ -201,23 +209,46 @@ def query_waveforms(setup: ChannelSetup, symbols, voltages, key=None, noise: boo
     field = math.sqrt(setup.front.power_w) * devices.mzm_field(setup.front, volts)
     systems = systems_from_columns(setup.cols, voltages, delta_t_k, setup.n_orders)
     out = run_rings(systems, field, dt)  # (W, T, 2): drop end, through end
+    return {"field_in": field, "p_drop_w": jnp.abs(out[..., 0]) ** 2, "p_thr_w": jnp.abs(out[..., 1]) ** 2}
+
+
+def received_current(setup: ChannelSetup, optics: dict, key=None, noise: bool = False, tia_noise_a_per_rthz=None):
+    """The receiver half of ``query_waveforms``: the balanced detectors (responsivity, dark current, shot noise,
+    bandwidth) and the TIA (input noise, bandwidth); the balanced current (T,) referred to the TIA input (A).
+
+    Args:
+        setup: ``channel_setup``.
+        optics: ``channel_optics``.
+        key, noise: as ``query_waveforms``.
+        tia_noise_a_per_rthz: TIA input noise density (A/√Hz, traceable); None: ``setup.back``'s.
+    """
+    dt = setup.dt_ps
     resp = jnp.asarray(setup.back.responsivity_a_per_w)[:, None]
-    i_drop = jnp.sum(resp * jnp.abs(out[..., 0]) ** 2, axis=0) + setup.back.dark_current_a
-    i_thr = jnp.sum(resp * jnp.abs(out[..., 1]) ** 2, axis=0) + setup.back.dark_current_a
+    i_drop = jnp.sum(resp * optics["p_drop_w"], axis=0) + setup.back.dark_current_a
+    i_thr = jnp.sum(resp * optics["p_thr_w"], axis=0) + setup.back.dark_current_a
+    current = _receiver_filters(setup, i_drop, i_thr, "foh")
+    if not noise:
+        return current
+    # white noise: independent samples held over each step (statespace.discretize, "zoh"); shot noise 2qI
+    # (one-sided) of each detector, the TIA's input noise after the detectors, both of variance S/(2Δt) per sample
     dt_s = dt * 1e-12
-    if noise:
-        k1, k2, k3 = jax.random.split(key, 3)
-        i_drop = i_drop + jnp.sqrt(devices.Q_E * jnp.abs(i_drop) / dt_s) * jax.random.normal(k1, i_drop.shape)
-        i_thr = i_thr + jnp.sqrt(devices.Q_E * jnp.abs(i_thr) / dt_s) * jax.random.normal(k2, i_thr.shape)
+    k1, k2, k3 = jax.random.split(key, 3)
+    n_drop = jnp.sqrt(devices.Q_E * jnp.abs(i_drop) / dt_s) * jax.random.normal(k1, i_drop.shape)
+    n_thr = jnp.sqrt(devices.Q_E * jnp.abs(i_thr) / dt_s) * jax.random.normal(k2, i_thr.shape)
+    density = setup.back.tia_noise_a_per_rthz if tia_noise_a_per_rthz is None else tia_noise_a_per_rthz
+    n_tia = density / math.sqrt(2 * dt_s) * jax.random.normal(k3, current.shape)
+    return current + _receiver_filters(setup, n_drop, n_thr, "zoh", n_tia)
+
+
+def _receiver_filters(setup: ChannelSetup, i_drop, i_thr, hold: str, at_tia=0.0):
+    """(i_drop − i_thr) through the detectors' bandwidth, plus ``at_tia``, through the TIA's (dynamic blocks)."""
     if "detector" not in setup.static_blocks:
-        i_drop, i_thr = ss.filter_real(jnp.stack([i_drop, i_thr]), setup.back.pd_bandwidth_ghz, dt)
-    current = i_drop - i_thr
-    if noise:
-        current = current + setup.back.tia_noise_a_per_rthz / math.sqrt(2 * dt_s) * jax.random.normal(k3, current.shape)
+        i_drop, i_thr = ss.filter_real(jnp.stack([i_drop, i_thr]), setup.back.pd_bandwidth_ghz, setup.dt_ps,
+                                       hold=hold)
+    current = i_drop - i_thr + at_tia
     if "tia" not in setup.static_blocks:
-        current = ss.filter_real(current, setup.back.tia_bandwidth_ghz, dt)
-    return {"current_a": current, "p_drop_w": jnp.sum(jnp.abs(out[..., 0]) ** 2, axis=0),
-            "p_thr_w": jnp.sum(jnp.abs(out[..., 1]) ** 2, axis=0), "field_in": field}
+        current = ss.filter_real(current, setup.back.tia_bandwidth_ghz, setup.dt_ps, hold=hold)
+    return current
 
 
 def ring_mode_rates(cols: dict, voltages, delta_t_k=0.0):
