@@ -46,7 +46,7 @@ def with_rate(setup: simulate.ChannelSetup, symbol_rate_hz: float, n_symbols: in
               "detector": back.pd_bandwidth_ghz, "tia": back.tia_bandwidth_ghz}
     static = tuple(k for k, bw in blocks.items() if not devices.dynamic(bw, dt))
     return dataclasses.replace(setup, back=back, symbol_rate_hz=float(symbol_rate_hz), dt_ps=dt, static_blocks=static,
-                               samples_per_symbol=int(sps))
+                               samples_per_symbol=int(sps), dac_rise_ps=float(rise))
 
 
 def samples_needed(setup: simulate.ChannelSetup, volts, symbol_rate_hz: float, at_least: int = 8) -> int:

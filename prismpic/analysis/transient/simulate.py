@@ -122,6 +122,7 @@ class ChannelSetup:
     dt_ps: float
     static_blocks: tuple[str, ...]
     cols: dict
+    dac_rise_ps: float
 
 
 def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: int = 8, *, n_symbols: int = 64,
@@ -167,7 +168,7 @@ def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: i
     cols = jax.jit(lambda w, r: ring_columns(w, r, ring, spacing_um))(wl, radii)
     cols = {k: np.asarray(v) for k, v in cols.items()}
     return ChannelSetup(wl, radii, ring, spacing_um, int(n_orders), front, back, float(symbol_rate_hz),
-                        int(samples_per_symbol), dt, static, cols)
+                        int(samples_per_symbol), dt, static, cols, float(rise))
 
 
 def dac_bandwidth_ghz(rise_ps: float) -> float:
@@ -202,8 +203,7 @@ def channel_optics(setup: ChannelSetup, symbols, voltages, delta_t_k=0.0) -> dic
     codes = devices.quantize(jnp.asarray(symbols, dtype=float), setup.front.dac_bits)
     volts = jnp.repeat(devices.drive_volts(setup.front, codes), sps, axis=-1)
     if "dac" not in setup.static_blocks:
-        rise = devices.DAC_RISE_SYMBOLS * 1e12 / setup.symbol_rate_hz
-        volts = ss.filter_real(volts, dac_bandwidth_ghz(rise), dt)
+        volts = ss.filter_real(volts, dac_bandwidth_ghz(setup.dac_rise_ps), dt)
     if "mzm" not in setup.static_blocks:
         volts = ss.filter_real(volts, setup.front.mzm_bandwidth_ghz, dt)
     field = math.sqrt(setup.front.power_w) * devices.mzm_field(setup.front, volts)
