@@ -27,6 +27,9 @@ def test_noise_bandwidths_are_the_first_order_receivers(snr):
     assert snr.tia_var_per_density / enbw_hz == pytest.approx(1.0, abs=tol)
     shot = 2 * constants.e * snr.mean_detector_current_a * enbw_hz
     assert snr.shot_var_a2 / shot == pytest.approx(1.0, abs=tol)
+    # laser RIN, each line its own: RIN · ENBW · Σ_λ ⟨I_λ²⟩ of the lines' balanced currents (noise.noise_budget's
+    # rin term with n_uncorrelated_lines lines of equal power)
+    assert snr.rin_var_per_unit / (enbw_hz * snr.mean_square_line_current_a2) == pytest.approx(1.0, abs=tol)
 
 
 def test_snr_is_full_scale_over_the_noise_variances(snr):

@@ -225,6 +225,9 @@ def _build() -> dict[str, Assumption]:
         # ---- PTU readout and amplifiers
         Assumption("adc_bits", "ADC resolution", ptu.adc_bits, 4, 8, "bit",
                    "accelerator.py: 8 bit; S1-14/S1-20 rank with 4–6 bit", "linear", True),
+        Assumption("laser_rin_db_per_hz", "laser relative intensity noise (each wavelength its own line)", -150.0,
+                   -160.0, -130.0, "dB/Hz", "noise.Laser: −150 dB/Hz for a telecom DFB †; −160 the quietest DFBs, "
+                   "−130 a comb line or an amplified source † (range assumption)", resolution=0.1),
         Assumption("tia_bandwidth_per_baud", "TIA bandwidth per symbol rate", 0.75, 0.5, 1.5, "",
                    "assumption: NRZ receivers are designed at ≈ 0.5–0.75 × the baud rate (transient.devices: 0.75); a "
                    "multilevel analog readout may take up to ≈ 1.5× at more noise", resolution=0.005),

@@ -241,8 +241,8 @@ def s1_12(ctx):
               f"{p['receiver_noise_pa_per_rthz']:g} pA/√Hz (a bare 50 Ω load, 18.2 pA/√Hz, gives "
               f"{cc.snr_db(seed_dbm, 18.2):.1f} dB)"),
         Judge("S1-12", "SNR at 1 GHz simulated in time: 25.7 µW per detector through a 32-ring channel", "dB",
-              lambda p: cc.simulated_snr(ctx).snr_db(p["receiver_noise_pa_per_rthz"] * 1e-12), "snr_db",
-              claimed=37.2, assumptions=("receiver_noise_pa_per_rthz",), section="noise",
+              lambda p: cc.simulated_snr(ctx).snr_db(p["receiver_noise_pa_per_rthz"] * 1e-12, p["laser_rin_db_per_hz"]),
+              "snr_db", claimed=37.2, assumptions=("receiver_noise_pa_per_rthz", "laser_rin_db_per_hz"), section="noise",
               reason=lambda m, p: _simulated_snr_reason(ctx, m, p)),
         Judge("S1-12", "recall@8 at SNR 20 dB ('enough for reliable ranking')", "recall", recall20, "min",
               claimed="20 dB is enough for reliable ranking", criterion="recall@8 ≥ 0.9 at 20 dB", target=0.9,
@@ -256,7 +256,8 @@ def _simulated_snr_reason(ctx: dict, m: float, p: dict) -> str:
     r = cc.simulated_snr(ctx)
     enbw = r.tia_var_per_density * 1e-9
     return (f"simulated (prismpic.analysis.transient): 6-bit random queries at 1 GBd on 32 wavelengths, the rings on "
-            f"their channels, shot noise at the detectors and {p['receiver_noise_pa_per_rthz']:g} pA/√Hz at the TIA "
+            f"their channels, shot noise and {p['laser_rin_db_per_hz']:g} dB/Hz of laser RIN at the detectors "
+            f"(balanced: the pair keeps R(P_drop − P_thr)·δ) and {p['receiver_noise_pa_per_rthz']:g} pA/√Hz at the TIA "
             f"({r.tia_bandwidth_ghz:.2g} GHz, noise bandwidth {enbw:.2f} GHz measured on the waveform); {m:.1f} ± "
             f"{r.relative_uncertainty_db:.1f} dB over {r.n_samples} samples; the full scale is the detectors' "
             f"responsivity ({r.full_scale_a * 1e6:.1f} µA at 25.7 µW), not 0.95 A/W")

@@ -228,8 +228,12 @@ class ReceiverSnr:
     The noise is the noisy minus the noiseless waveform of the same symbols: shot noise (signal and dark current,
     through the detectors' bandwidth and the TIA's) and the TIA's input noise (through its bandwidth), which are
     independent, so their variances add; ``tia_var_per_density`` is the TIA part per unit density (Hz), i.e. its
-    noise-equivalent bandwidth. Signal: the full-scale balanced current (every query value 1 minus every value 0,
-    rings on their channels), as the seed's SNR counts it.
+    noise-equivalent bandwidth; ``mean_detector_current_a`` is the two detectors' summed mean photocurrent and dark
+    current at the sampling instants (it sets the shot noise, 2q⟨I⟩ per hertz). The lasers' intensity noise is kept
+    per unit RIN (1/Hz) in ``rin_var_per_unit``; ``mean_square_line_current_a2`` = Σ_λ ⟨(R (P_drop − P_thr))²⟩ of
+    the lines' balanced currents sets it (RIN · noise bandwidth · that sum, the lines uncorrelated). Signal: the
+    full-scale balanced current (every query value 1 minus every value 0, rings on their channels), as the seed's
+    SNR counts it.
     """
 
     symbol_rate_hz: float
@@ -241,10 +245,14 @@ class ReceiverSnr:
     tia_bandwidth_ghz: float
     pd_bandwidth_ghz: float
     mean_detector_current_a: float
+    rin_var_per_unit: float
+    mean_square_line_current_a2: float
 
-    def snr_db(self, tia_noise_a_per_rthz: float) -> float:
-        """SNR (dB) with a TIA of input noise density ``tia_noise_a_per_rthz`` (A/√Hz)."""
-        var = self.shot_var_a2 + tia_noise_a_per_rthz**2 * self.tia_var_per_density
+    def snr_db(self, tia_noise_a_per_rthz: float, rin_db_per_hz: float | None = None) -> float:
+        """SNR (dB) with a TIA of input noise density ``tia_noise_a_per_rthz`` (A/√Hz) and lasers of RIN
+        ``rin_db_per_hz`` (dB/Hz, each wavelength its own line; None: none)."""
+        rin = 0.0 if rin_db_per_hz is None else 10 ** (rin_db_per_hz / 10)
+        var = self.shot_var_a2 + tia_noise_a_per_rthz**2 * self.tia_var_per_density + rin * self.rin_var_per_unit
         return 10 * math.log10(self.full_scale_a**2 / var)
 
     @property
@@ -274,13 +282,14 @@ def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_R
     key = jax.random.PRNGKey(seed)
 
     @jax.jit
-    def receive(optics, density):
+    def receive(optics, density, rin):
         clean = simulate.received_current(st, optics)
-        noisy = simulate.received_current(st, optics, key, True, density)
+        noisy = simulate.received_current(st, optics, key, True, density, rin)
         return clean, noisy
 
-    clean, shot = (np.asarray(a) for a in receive(optics, 0.0))
-    _, both = (np.asarray(a) for a in receive(optics, 1e-12))
+    clean, shot = (np.asarray(a) for a in receive(optics, 0.0, 0.0))
+    _, both = (np.asarray(a) for a in receive(optics, 1e-12, 0.0))
+    _, with_rin = (np.asarray(a) for a in receive(optics, 0.0, 1e-12))
     ones, zeros = np.ones((st.wl.size, 1)), np.zeros((st.wl.size, 1))
     static = np.asarray(simulate.static_currents(st, np.concatenate([sym, ones, zeros], axis=1), volts))
     target, ends = static[:n_symbols], static[n_symbols:]
@@ -288,6 +297,9 @@ def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_R
     idx = np.arange(2, n_symbols - 3) * st.samples_per_symbol + delay
     resp = np.asarray(st.back.responsivity_a_per_w)[:, None]
     total = np.sum(resp * np.asarray(optics["p_drop_w"] + optics["p_thr_w"]), axis=0) + 2 * st.back.dark_current_a
+    lines = resp * np.asarray(optics["p_drop_w"] - optics["p_thr_w"])  # (W, T)
     return ReceiverSnr(st.symbol_rate_hz, float(received_power_w), float(ends[0] - ends[1]),
                        float(np.var(shot[idx] - clean[idx])), float(np.var((both[idx] - shot[idx]) / 1e-12)),
-                       int(idx.size), st.back.tia_bandwidth_ghz, st.back.pd_bandwidth_ghz, float(np.mean(total[idx])))
+                       int(idx.size), st.back.tia_bandwidth_ghz, st.back.pd_bandwidth_ghz, float(np.mean(total[idx])),
+                       float(np.var(with_rin[idx] - shot[idx]) / 1e-12),
+                       float(np.mean(np.sum(lines[:, idx] ** 2, axis=0))))

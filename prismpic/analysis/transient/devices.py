@@ -44,7 +44,8 @@ class Frontend:
     """Per-carrier transmitter: MZM coefficients and drive (derived by ``frontend``).
 
     Attributes: vpi_v (W,) V; p, q (W,) complex MZM coefficients; bias_phase_rad; mzm_bandwidth_ghz; dac_bits;
-    laser power per carrier at the MZM input (W).
+    laser power per carrier at the MZM input (W); the lasers' relative intensity noise (linear, 1/Hz; one-sided;
+    every carrier its own line, mutually uncorrelated; 0: none).
     """
 
     vpi_v: np.ndarray
@@ -54,6 +55,7 @@ class Frontend:
     mzm_bandwidth_ghz: float
     dac_bits: int
     power_w: float
+    rin_per_hz: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +70,8 @@ class Backend:
     tia_noise_a_per_rthz: float
 
 
-def frontend(wl, *, dac_bits: int = 6, power_w: float = 1e-3, mzm: dict | None = None) -> Frontend:
+def frontend(wl, *, dac_bits: int = 6, power_w: float = 1e-3, mzm: dict | None = None,
+             rin_db_per_hz: float | None = None) -> Frontend:
     """The MZM of ``modulators.mzm_model`` (cell defaults updated by ``mzm``) at carriers ``wl`` (µm).
 
     Args:
@@ -76,6 +79,8 @@ def frontend(wl, *, dac_bits: int = 6, power_w: float = 1e-3, mzm: dict | None =
         dac_bits: DAC resolution (1–16 bits).
         power_w: laser power per carrier at the MZM input (W).
         mzm: ``mzm_model`` parameters (geometry, bias_phase_rad, …); ``voltage_v`` is the drive and is refused.
+        rin_db_per_hz: the lasers' relative intensity noise (dB/Hz; e.g. −150 for a telecom DFB, ``noise.Laser``);
+            None: no intensity noise.
     """
     from prismpic.components import rf_line
 
@@ -84,7 +89,10 @@ def frontend(wl, *, dac_bits: int = 6, power_w: float = 1e-3, mzm: dict | None =
     check_range("power_w", power_w, 0.0, 1.0, unit="W", lo_open=True)
     vpi, p, q, bias, geo = mzm_coefficients(wl, mzm)
     bw = float(rf_line.mzm_bandwidth_ghz(**geo))
-    return Frontend(vpi, p, q, bias, bw, int(dac_bits), float(power_w))
+    rin = 0.0
+    if rin_db_per_hz is not None:
+        rin = 10 ** (check_range("rin_db_per_hz", rin_db_per_hz, -200.0, 0.0, unit="dB/Hz") / 10)
+    return Frontend(vpi, p, q, bias, bw, int(dac_bits), float(power_w), float(rin))
 
 
 def mzm_coefficients(wl, mzm: dict | None = None):

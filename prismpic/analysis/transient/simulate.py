@@ -128,7 +128,8 @@ class ChannelSetup:
 def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: int = 8, *, n_symbols: int = 64,
                   spacing_nm: float | None = None, ring: dict | None = None, ring_spacing: float | None = None,
                   n_orders: int = 1, dac_bits: int = 6, power_w: float = 1e-3, dac_rise_ps: float | None = None,
-                  tia_bandwidth_ghz: float | None = None, mzm: dict | None = None) -> ChannelSetup:
+                  tia_bandwidth_ghz: float | None = None, mzm: dict | None = None,
+                  rin_db_per_hz: float | None = None) -> ChannelSetup:
     """A d-wavelength PRISM channel on the bank's channel plan (``bank_model.channel_plan_um``, ``plan_radii``).
 
     Args:
@@ -140,7 +141,7 @@ def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: i
         ring: ``ring_add_drop_model`` parameters shared by the rings (no radius).
         ring_spacing: bus between ring cells (µm; default ``bank_model.RING_SPACING``).
         n_orders: resonance orders kept per ring (odd).
-        dac_bits, power_w, mzm: ``devices.frontend``.
+        dac_bits, power_w, mzm, rin_db_per_hz: ``devices.frontend``.
         dac_rise_ps: DAC 10–90 % rise (ps); default ``devices.DAC_RISE_SYMBOLS`` symbols.
         tia_bandwidth_ghz: ``devices.backend``.
     """
@@ -156,7 +157,7 @@ def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: i
     wl = bank_model.channel_plan_um(d, spacing)
     radii = np.asarray(bank_model.plan_radii(d, spacing, **{k: ring[k] for k in ("gap", "gap_drop", "width")
                                                              if k in ring}, **bank_model.plan_stack(ring)))
-    front = devices.frontend(wl, dac_bits=dac_bits, power_w=power_w, mzm=mzm)
+    front = devices.frontend(wl, dac_bits=dac_bits, power_w=power_w, mzm=mzm, rin_db_per_hz=rin_db_per_hz)
     back = devices.backend(wl, symbol_rate_hz, tia_bandwidth_ghz=tia_bandwidth_ghz)
     rise = devices.DAC_RISE_SYMBOLS * 1e12 / symbol_rate_hz if dac_rise_ps is None else dac_rise_ps
     check_range("dac_rise_ps", rise, 0.0, 1e6, unit="ps", lo_open=True)
@@ -212,15 +213,22 @@ def channel_optics(setup: ChannelSetup, symbols, voltages, delta_t_k=0.0) -> dic
     return {"field_in": field, "p_drop_w": jnp.abs(out[..., 0]) ** 2, "p_thr_w": jnp.abs(out[..., 1]) ** 2}
 
 
-def received_current(setup: ChannelSetup, optics: dict, key=None, noise: bool = False, tia_noise_a_per_rthz=None):
+def received_current(setup: ChannelSetup, optics: dict, key=None, noise: bool = False, tia_noise_a_per_rthz=None,
+                     rin_per_hz=None):
     """The receiver half of ``query_waveforms``: the balanced detectors (responsivity, dark current, shot noise,
     bandwidth) and the TIA (input noise, bandwidth); the balanced current (T,) referred to the TIA input (A).
+
+    With ``noise``, the lasers' intensity noise too (``setup.front.rin_per_hz``): each carrier's power at both
+    detectors moves by the same relative δ_λ(t), so the balanced pair keeps R (P_drop − P_thr) δ_λ of it. It is
+    applied at the detectors, not ahead of the rings: the rings pass intensity noise unchanged within the
+    receiver's band when their linewidth is much wider than the TIA's (the simulated steady state).
 
     Args:
         setup: ``channel_setup``.
         optics: ``channel_optics``.
         key, noise: as ``query_waveforms``.
         tia_noise_a_per_rthz: TIA input noise density (A/√Hz, traceable); None: ``setup.back``'s.
+        rin_per_hz: the lasers' RIN (linear, 1/Hz, traceable); None: ``setup.front``'s.
     """
     dt = setup.dt_ps
     resp = jnp.asarray(setup.back.responsivity_a_per_w)[:, None]
@@ -235,6 +243,10 @@ def received_current(setup: ChannelSetup, optics: dict, key=None, noise: bool = 
     k1, k2, k3 = jax.random.split(key, 3)
     n_drop = jnp.sqrt(devices.Q_E * jnp.abs(i_drop) / dt_s) * jax.random.normal(k1, i_drop.shape)
     n_thr = jnp.sqrt(devices.Q_E * jnp.abs(i_thr) / dt_s) * jax.random.normal(k2, i_thr.shape)
+    rin = setup.front.rin_per_hz if rin_per_hz is None else rin_per_hz
+    delta = jnp.sqrt(rin / (2 * dt_s)) * jax.random.normal(jax.random.fold_in(key, 4), optics["p_drop_w"].shape)
+    n_drop = n_drop + jnp.sum(resp * optics["p_drop_w"] * delta, axis=0)
+    n_thr = n_thr + jnp.sum(resp * optics["p_thr_w"] * delta, axis=0)
     density = setup.back.tia_noise_a_per_rthz if tia_noise_a_per_rthz is None else tia_noise_a_per_rthz
     n_tia = density / math.sqrt(2 * dt_s) * jax.random.normal(k3, current.shape)
     return current + _receiver_filters(setup, n_drop, n_thr, "zoh", n_tia)
