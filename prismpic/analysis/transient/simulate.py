@@ -200,6 +200,13 @@ def query_waveforms(setup: ChannelSetup, symbols, voltages, key=None, noise: boo
 def channel_optics(setup: ChannelSetup, symbols, voltages, delta_t_k=0.0) -> dict:
     """The optical half of ``query_waveforms``: DAC, MZM and rings. Returns ``field_in`` (W, T) the MZM output
     fields (√W) and ``p_drop_w``, ``p_thr_w`` (W, T) each carrier's power at the drop and through detectors (W)."""
+    field = mzm_fields(setup, symbols)
+    return {"field_in": field, **ring_powers(setup, field, voltages, delta_t_k)}
+
+
+def mzm_fields(setup: ChannelSetup, symbols):
+    """The MZM output fields (W, T) (√W): the DAC codes of ``symbols`` (W, N) through the DAC's and the MZM's
+    responses, pre-distorted so that the power is linear in the code."""
     sps, dt = setup.samples_per_symbol, setup.dt_ps
     codes = devices.quantize(jnp.asarray(symbols, dtype=float), setup.front.dac_bits)
     volts = jnp.repeat(devices.drive_volts(setup.front, codes), sps, axis=-1)
@@ -207,10 +214,42 @@ def channel_optics(setup: ChannelSetup, symbols, voltages, delta_t_k=0.0) -> dic
         volts = ss.filter_real(volts, dac_bandwidth_ghz(setup.dac_rise_ps), dt)
     if "mzm" not in setup.static_blocks:
         volts = ss.filter_real(volts, setup.front.mzm_bandwidth_ghz, dt)
-    field = math.sqrt(setup.front.power_w) * devices.mzm_field(setup.front, volts)
+    return math.sqrt(setup.front.power_w) * devices.mzm_field(setup.front, volts)
+
+
+def ring_powers(setup: ChannelSetup, field, voltages, delta_t_k=0.0) -> dict:
+    """``p_drop_w``, ``p_thr_w`` (W, T): each carrier's power at the drop and through detectors after the rings."""
     systems = systems_from_columns(setup.cols, voltages, delta_t_k, setup.n_orders)
-    out = run_rings(systems, field, dt)  # (W, T, 2): drop end, through end
-    return {"field_in": field, "p_drop_w": jnp.abs(out[..., 0]) ** 2, "p_thr_w": jnp.abs(out[..., 1]) ** 2}
+    out = run_rings(systems, field, setup.dt_ps)  # (W, T, 2): drop end, through end
+    return {"p_drop_w": jnp.abs(out[..., 0]) ** 2, "p_thr_w": jnp.abs(out[..., 1]) ** 2}
+
+
+def bank_currents(setup: ChannelSetup, symbols, voltages, tree_power: float = 1.0, key=None, noise: bool = False,
+                  delta_t_k=0.0):
+    """A bank of N channels fed by one set of MZMs through a 1×N splitter tree: the channels share the query
+    waveforms, each receives ``tree_power`` of the MZMs' power (the tree's transmission to one output, e.g.
+    ``splitter_tree`` loss at N outputs) and has its own ring voltages, detectors and TIA. Vmapped over channels.
+
+    Args:
+        setup: ``channel_setup`` (``power_w``: per carrier at the MZMs).
+        symbols: query values in [0, 1], (W, N_symbols).
+        voltages: ring voltages (V), (N, d): one row per channel.
+        tree_power: power transmission of the tree to each channel, in (0, 1].
+        key, noise: as ``query_waveforms`` (each channel its own noise, ``jax.random.fold_in(key, channel)``).
+        delta_t_k: ring temperature change (K), scalar or (d,), shared.
+
+    Returns:
+        (N, T) balanced TIA input currents (A).
+    """
+    check_range("tree_power", tree_power, 0.0, 1.0, lo_open=True)
+    field = math.sqrt(tree_power) * mzm_fields(setup, symbols)
+    volts = jnp.atleast_2d(jnp.asarray(voltages, dtype=float))
+
+    def one(v, n):
+        optics = ring_powers(setup, field, v, delta_t_k)
+        return received_current(setup, optics, None if key is None else jax.random.fold_in(key, n), noise)
+
+    return jax.vmap(one)(volts, jnp.arange(volts.shape[0]))
 
 
 def received_current(setup: ChannelSetup, optics: dict, key=None, noise: bool = False, tia_noise_a_per_rthz=None,
