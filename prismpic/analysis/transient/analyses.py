@@ -57,11 +57,12 @@ def samples_needed(setup: simulate.ChannelSetup, volts, symbol_rate_hz: float, a
 
 
 def eye_versus_rate(d: int = 8, rates_hz=EYE_RATES_HZ, n_symbols: int = 256, seed: int = 0,
-                    samples_per_symbol: int = 8, setup: simulate.ChannelSetup | None = None) -> list[EyeRow]:
+                    samples_per_symbol: int = 32, setup: simulate.ChannelSetup | None = None) -> list[EyeRow]:
     """Eye opening of a d-wavelength PRISM channel versus symbol rate: random on/off query symbols on every
     wavelength, ring voltages random within ±1 linewidth of tuning, no noise (ISI only: ring lifetime, DAC rise,
     MZM, detector and TIA bandwidths). Samples per symbol: ``samples_per_symbol``, raised where a slow rate needs
-    more to resolve the rings (``samples_needed``)."""
+    more to resolve the rings (``samples_needed``); the eye's best instant is searched on that grid, so a coarse
+    grid under-reads the opening (d = 32 at 2.5 GBd: 0.947 at 8 samples per symbol, 0.968 at 32)."""
     from prismpic.components import rings
 
     base = setup or simulate.channel_setup(d, rates_hz[0], samples_per_symbol, n_symbols=n_symbols, dac_bits=1)
