@@ -1,6 +1,6 @@
 """The ``transient`` command: a circuit's waveforms, eye diagram, lifetime and settling, simulated in time.
 
-``prismpic transient CIRCUIT [--bit-rate R] [--symbols N] [--set key=value ...] --out DIR`` writes
+``prismpic transient CIRCUIT [--bit-rate R] [--symbols N | --input FILE] [--set key=value ...] --out DIR`` writes
 ``DIR/transient.json`` and ``DIR/waveforms.png``, ``DIR/eye.png`` (``prismpic.analysis.transient.circuits``).
 """
 
@@ -20,7 +20,10 @@ def transient(
     circuit: Annotated[str, typer.Argument(help="ring_add_drop, ring_all_pass, prism_channel or ptu_column")],
     out: Annotated[Path, typer.Option("--out", help="output folder (transient.json, waveforms.png, eye.png)")],
     bit_rate: Annotated[float, typer.Option("--bit-rate", help="symbol (bit) rate, Hz")] = 10e9,
-    symbols: Annotated[int, typer.Option("--symbols", help="symbols in the record")] = 256,
+    symbols: Annotated[int | None, typer.Option("--symbols", help="symbols in the record (default 256)")] = None,
+    input_: Annotated[Path | None, typer.Option("--input", help="CSV of query values in [0, 1]: a header, one column "
+                                                 "per wavelength (prism_channel) or row (ptu_column), one line per "
+                                                 "symbol")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="key=value: model parameter or run option")] = None,
     platform: Annotated[str | None, typer.Option("--platform", help=platform_help(
         "the ring's stack and plate height (ring_add_drop, ring_all_pass)"))] = None,
@@ -36,12 +39,22 @@ def transient(
         raise ValueError(f"--platform: {circuit} runs the default ring (its only --set values are run options); a "
                          "preset applies to ring_add_drop and ring_all_pass")
     settings = parse_settings(set_, fn=_ring_model(circuit), platform=platform)
-    check_run(bit_rate, symbols, settings.get("samples_per_symbol", 8), "--bit-rate", "--symbols")
     circuits.check_settings(circuit, settings)
+    inputs = None
+    if input_ is not None:
+        from prismpic.analysis.transient.input_file import read_query_symbols
+
+        if symbols is not None:
+            raise ValueError("give --symbols or --input, not both: the file's lines are the symbols")
+        columns, unit = circuits.input_shape(circuit, settings)
+        inputs = read_query_symbols(input_, columns, circuit, unit)
+        symbols = inputs.shape[1]
+    symbols = circuits.DEFAULT_SYMBOLS if symbols is None else symbols
+    check_run(bit_rate, symbols, settings.get("samples_per_symbol", 8), "--bit-rate", "--symbols")
     check_output_dir(out, "--out")
     with progress_bar() as bar:
         task = bar.add_task(f"transient {circuit}", total=2)
-        summary, traces = circuits.run_circuit(circuit, bit_rate, symbols, settings)
+        summary, traces = circuits.run_circuit(circuit, bit_rate, symbols, settings, inputs=inputs)
         bar.advance(task)
         with atomic_dir(out, "--out") as work:
             files = circuits.write_figures(traces, work, f"{circuit}, {bit_rate / 1e9:g} Gbit/s")

@@ -73,3 +73,39 @@ def test_ptu_column_writes_its_eye_and_the_column_node_bandwidth(tmp_path):
     assert data["column_bandwidth_ghz"] < float(detectors.detector_bandwidth_ghz())
     for name in ("waveforms.png", "eye.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _query_csv(path, rows, columns, bad=None):
+    import numpy as np
+
+    x = np.random.default_rng(1).uniform(0.0, 1.0, (rows, columns))
+    if bad is not None:
+        x[5, 3] = bad
+    np.savetxt(path, x, delimiter=",", header=",".join(f"q{i}" for i in range(columns)), comments="")
+    return x
+
+
+def test_input_file_drives_the_channel_and_bad_files_are_refused_by_line(tmp_path):
+    """``--input FILE``: the file's lines are the symbols, its columns the wavelengths (a 6-bit DAC by default)."""
+    good = tmp_path / "q.csv"
+    _query_csv(good, 48, 4)
+    out = tmp_path / "c"
+    res = runner.invoke(app, ["transient", "prism_channel", "--input", str(good), "--set", "d=4", "--bit-rate", "5e9",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "transient.json").read_text())
+    assert data["symbols"] == 48 and data["dac_bits"] == 6 and data["queries"] == "--input file"
+    for args, needles in (
+        (["--input", str(tmp_path / "nan.csv")], ["nan.csv: line 7, column 'q3' holds nan", "[0, 1]"]),
+        (["--input", str(tmp_path / "wide.csv")], ["wide.csv has 5 column(s)", "takes 4, one per wavelength"]),
+        (["--input", str(good), "--symbols", "48"], ["give --symbols or --input, not both"]),
+        (["--input", str(tmp_path / "missing.csv")], ["missing.csv", "not a readable file"]),
+    ):
+        _query_csv(tmp_path / "nan.csv", 48, 4, bad=float("nan"))
+        _query_csv(tmp_path / "wide.csv", 48, 5)
+        bad_out = tmp_path / "bad"
+        _one_line_error(runner.invoke(app, ["transient", "prism_channel", "--set", "d=4", *args, "--out",
+                                            str(bad_out)]), *needles)
+        assert not bad_out.exists()
+    _one_line_error(runner.invoke(app, ["transient", "ring_add_drop", "--input", str(good), "--out",
+                                        str(tmp_path / "r")]), "--input applies to prism_channel and ptu_column")

@@ -9,6 +9,9 @@
 - ``ptu_column``: one PTU column (``ptu_column.column_waveforms``): random 6-bit inputs on ``rows`` EAM-driven rows,
   random phase-change weights, the column's photodiodes on one wire, the TIA; ``--set`` takes ``rows``,
   ``samples_per_symbol``, ``seed``, ``swing_v``, ``tia_bandwidth_ghz``, ``dac_rise_ps``.
+
+``prism_channel`` and ``ptu_column`` take a user's query stream (``--input FILE``, ``input_file``) in place of the
+random one; the ring circuits draw their own on/off stream.
 """
 
 from __future__ import annotations
@@ -53,9 +56,20 @@ def check_settings(name: str, settings: dict) -> None:
         ptu_column.check_options(**settings)
 
 
+def input_shape(name: str, settings: dict) -> tuple[int, str]:
+    """(columns, what one column drives) of a ``--input`` file for ``name``; ValueError for the ring circuits."""
+    if name == "prism_channel":
+        return int(settings.get("d", 8)), "wavelength"
+    if name == "ptu_column":
+        return int(settings.get("rows", 128)), "row"
+    raise ValueError(f"--input: {name} draws its own on/off stream; --input applies to prism_channel and ptu_column")
+
+
 def run_circuit(name: str, bit_rate_hz: float = DEFAULT_BIT_RATE_HZ, symbols: int = DEFAULT_SYMBOLS,
-                settings: dict | None = None, progress=None) -> tuple[dict, dict]:
-    """(summary, traces): the scalar results (transient.json) and the waveforms the figures draw."""
+                settings: dict | None = None, progress=None, inputs=None) -> tuple[dict, dict]:
+    """(summary, traces): the scalar results (transient.json) and the waveforms the figures draw. ``inputs``: the
+    query values (inputs, symbols) in [0, 1] of ``prism_channel`` or ``ptu_column`` (``input_file``); None:
+    random."""
     from prismpic.analysis.transient.simulate import check_run
 
     check_circuit(name)
@@ -72,17 +86,17 @@ def run_circuit(name: str, bit_rate_hz: float = DEFAULT_BIT_RATE_HZ, symbols: in
         return r.summary(), traces
     check_settings(name, settings)
     if name == "ptu_column":
-        return column_run(bit_rate_hz, symbols, sps, **settings)
-    return channel_run(bit_rate_hz, symbols, sps, **settings)
+        return column_run(bit_rate_hz, symbols, sps, **settings, inputs=inputs)
+    return channel_run(bit_rate_hz, symbols, sps, **settings, inputs=inputs)
 
 
 def column_run(bit_rate_hz, symbols, samples_per_symbol, rows: int = 128, seed: int = 0, swing_v: float = 2.0,
-               tia_bandwidth_ghz=None, dac_rise_ps=None):
+               tia_bandwidth_ghz=None, dac_rise_ps=None, inputs=None):
     """A PTU column's stream: (summary, traces); see the module docstring."""
     from prismpic.analysis.transient import ptu_column
 
     eye, y, target = ptu_column.column_waveforms(bit_rate_hz, rows, symbols, samples_per_symbol, seed, swing_v,
-                                                 tia_bandwidth_ghz, dac_rise_ps)
+                                                 tia_bandwidth_ghz, dac_rise_ps, inputs)
     dt = 1e12 / bit_rate_hz / samples_per_symbol
     summary = {"circuit": "ptu_column", "rows": eye.rows, "bit_rate_hz": float(bit_rate_hz), "symbols": int(symbols),
                "samples_per_symbol": int(samples_per_symbol), "eye_opening": eye.eye_opening,
@@ -96,8 +110,10 @@ def column_run(bit_rate_hz, symbols, samples_per_symbol, rows: int = 128, seed: 
 
 
 def channel_run(bit_rate_hz, symbols, samples_per_symbol, d: int = 8, n_orders: int = 1, seed: int = 0,
-                dac_bits: int = 1, power_w: float = 1e-3, noise: bool = False, tia_bandwidth_ghz=None):
-    """A PRISM channel's query stream: (summary, traces); see the module docstring."""
+                dac_bits: int | None = None, power_w: float = 1e-3, noise: bool = False, tia_bandwidth_ghz=None,
+                inputs=None):
+    """A PRISM channel's query stream: (summary, traces); see the module docstring. ``dac_bits`` default: 1 for the
+    random on/off stream, 6 for a user's ``inputs`` (the seed's 6-bit query DAC, S1-04)."""
     import jax
 
     from prismpic.analysis.transient import simulate, waveform_metrics
@@ -105,13 +121,14 @@ def channel_run(bit_rate_hz, symbols, samples_per_symbol, d: int = 8, n_orders: 
 
     if not isinstance(noise, bool):
         raise ValueError(f"noise = {noise!r} must be true or false")
+    bits = (1 if inputs is None else 6) if dac_bits is None else dac_bits
     setup = simulate.channel_setup(d, bit_rate_hz, samples_per_symbol, n_symbols=symbols, n_orders=n_orders,
-                                   dac_bits=dac_bits, power_w=power_w, tia_bandwidth_ghz=tia_bandwidth_ghz)
+                                   dac_bits=bits, power_w=power_w, tia_bandwidth_ghz=tia_bandwidth_ghz)
     rng = np.random.default_rng(seed)
     v_lw = rings.ring_specs(1.55, "add_drop")["v_per_linewidth"]
     volts = rng.uniform(-v_lw, v_lw, d)
     simulate.check_channel_step(setup, volts)
-    sym = rng.integers(0, 2, (d, symbols)).astype(float)
+    sym = rng.integers(0, 2, (d, symbols)).astype(float) if inputs is None else np.asarray(inputs, dtype=float)
     clean = jax.jit(lambda s, v: simulate.query_waveforms(setup, s, v)["current_a"])
     y_clean = np.asarray(clean(sym, volts))
     y = y_clean
@@ -126,7 +143,8 @@ def channel_run(bit_rate_hz, symbols, samples_per_symbol, d: int = 8, n_orders: 
                "samples_per_symbol": int(samples_per_symbol), "eye_opening": eye,
                "eye_opening_with_noise": eye_noisy, "sampling_delay_ps": delay * setup.dt_ps,
                "static_blocks": list(setup.static_blocks), "full_scale_current_a": float(np.ptp(target)),
-               "ring_voltages_v": volts.tolist(), "n_orders": int(n_orders)}
+               "ring_voltages_v": volts.tolist(), "n_orders": int(n_orders), "dac_bits": int(bits),
+               "queries": "random on/off" if inputs is None else "--input file"}
     traces = dict(t_ps=t, p_in=None, p_out=y * 1e6, p_static=target * 1e6, delay=delay, sps=samples_per_symbol,
                   step_t_ps=None, step_p=None, label="balanced TIA input current (µA)")
     return summary, traces

@@ -88,8 +88,8 @@ def column_eye(symbol_rate_hz: float = S2_04_RATE_HZ, rows: int = S2_ROWS, n_sym
 
 def column_waveforms(symbol_rate_hz: float = S2_04_RATE_HZ, rows: int = S2_ROWS, n_symbols: int = 512,
                      samples_per_symbol: int = 32, seed: int = 0, swing_v: float = EAM_SWING_V,
-                     tia_bandwidth_ghz: float | None = None,
-                     dac_rise_ps: float | None = None) -> tuple[ColumnEye, np.ndarray, np.ndarray]:
+                     tia_bandwidth_ghz: float | None = None, dac_rise_ps: float | None = None,
+                     inputs=None) -> tuple[ColumnEye, np.ndarray, np.ndarray]:
     """(eye, column output (T,), its static value per symbol (N,)) of one PTU column at ``symbol_rate_hz``: random
     inputs (6-bit codes) on ``rows`` rows, random weights in [0, 1]; both waveforms in units of one row's full
     transmission (multiply by the responsivity and the row power for amperes). The rows are simulated once per
@@ -104,6 +104,7 @@ def column_waveforms(symbol_rate_hz: float = S2_04_RATE_HZ, rows: int = S2_ROWS,
         swing_v: EAM drive swing (V reverse bias).
         tia_bandwidth_ghz: TIA 3-dB bandwidth (GHz); None: ``devices.TIA_BANDWIDTH_PER_BAUD`` × the rate.
         dac_rise_ps: DAC 10–90 % rise (ps); None: ``devices.DAC_RISE_SYMBOLS`` symbols.
+        inputs: the rows' values (rows, n_symbols) in [0, 1] instead of random ones (the weights stay random).
     """
     from prismpic.components import detectors
 
@@ -112,8 +113,15 @@ def column_waveforms(symbol_rate_hz: float = S2_04_RATE_HZ, rows: int = S2_ROWS,
     tia_bw = devices.TIA_BANDWIDTH_PER_BAUD * symbol_rate_hz * 1e-9 if tia_bandwidth_ghz is None else tia_bandwidth_ghz
     rise = devices.DAC_RISE_SYMBOLS * 1e12 / symbol_rate_hz if dac_rise_ps is None else dac_rise_ps
     rows = int(rows)
-    summed, target, dac_bw, eam_bw = _row_sum(float(symbol_rate_hz), rows, int(n_symbols), int(samples_per_symbol),
-                                              int(seed), float(swing_v), float(rise))
+    key = (float(symbol_rate_hz), rows, int(n_symbols), int(samples_per_symbol), int(seed), float(swing_v), float(rise))
+    if inputs is None:
+        summed, target, dac_bw, eam_bw = _random_row_sum(*key)
+    else:
+        x = np.asarray(inputs, dtype=float)
+        if x.shape != (rows, int(n_symbols)):
+            raise ValueError(f"inputs has shape {x.shape}; ({rows}, {n_symbols}) = (rows, n_symbols) is needed")
+        summed, target, dac_bw, eam_bw = _row_sum(x, int(samples_per_symbol), int(seed), float(swing_v),
+                                                  float(rise), symbol_rate_hz=float(symbol_rate_hz))
     col_bw = float(detectors.detector_bandwidth_ghz(n_diodes=rows))
     y = np.asarray(_readout(summed, col_bw, float(tia_bw), dt))
     eye, delay = waveform_metrics.eye_opening(y, target, samples_per_symbol)
@@ -124,17 +132,25 @@ def column_waveforms(symbol_rate_hz: float = S2_04_RATE_HZ, rows: int = S2_ROWS,
 
 
 @functools.lru_cache(maxsize=8)
-def _row_sum(symbol_rate_hz, rows, n_symbols, sps, seed, swing_v, dac_rise_ps):
-    """(Σ_r w_r T_r(t) (T,), its static value per symbol (N,), DAC and EAM bandwidths (GHz)) of a random record."""
+def _random_row_sum(symbol_rate_hz, rows, n_symbols, sps, seed, swing_v, dac_rise_ps):
+    """``_row_sum`` of random 6-bit inputs (cached: another TIA reads the same record)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, 1.0, (rows, n_symbols))
+    return _row_sum(x, sps, seed, swing_v, dac_rise_ps, symbol_rate_hz=symbol_rate_hz, rng=rng)
+
+
+def _row_sum(x, sps, seed, swing_v, dac_rise_ps, *, symbol_rate_hz, rng=None):
+    """(Σ_r w_r T_r(t) (T,), its static value per symbol (N,), DAC and EAM bandwidths (GHz)) of inputs x (rows, N)
+    (6-bit DAC codes), random weights in [0, 1] (from ``rng``, else drawn with ``seed``)."""
     from prismpic.components import eam
 
     dt = 1e12 / symbol_rate_hz / sps
     rel, volts = eam_inverse(swing_v)
     dac_bw = simulate.dac_bandwidth_ghz(dac_rise_ps)
     eam_bw = float(eam.eam_bandwidth_ghz())
-    rng = np.random.default_rng(seed)
-    x = np.asarray(devices.quantize(rng.uniform(0.0, 1.0, (rows, n_symbols)), 6))
-    w = rng.uniform(0.0, 1.0, rows)
+    rng = np.random.default_rng(seed) if rng is None else rng
+    x = np.asarray(devices.quantize(x, 6))
+    w = rng.uniform(0.0, 1.0, x.shape[0])
 
     @jax.jit
     def rows_summed(x):
