@@ -266,7 +266,8 @@ def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_R
                  seed: int = 0) -> ReceiverSnr:
     """SNR of ``setup``'s receiver when its drop detector receives ``received_power_w`` (W, summed over the
     carriers) at full scale: random 6-bit query values on every carrier, every ring on its channel (0 V), one
-    optical run and three receiver runs (noiseless; shot noise only; shot noise and a unit TIA density)."""
+    optical run and four receiver runs (noiseless; shot noise only; with a unit TIA density; with a unit RIN), each
+    noise's variance kept apart (``ReceiverSnr``)."""
     from prismpic.checks import check_range
     from prismpic.circuits import bank_model
 
