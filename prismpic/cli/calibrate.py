@@ -118,12 +118,26 @@ def _ring_kwargs(kind, coupling, baseline, baseline_order, ripple, split, wavele
     check_choice("--baseline", baseline, CHOICES["baseline"])
     check_choice("--ripple", ripple, CHOICES["ripple"])
     check_choice("--split", split, CHOICES["split"])
-    if not 0 <= baseline_order <= 3:
-        raise ValueError(f"--baseline-order = {baseline_order} must be an integer in [0, 3]")
+    baseline_order = _baseline_order(baseline_order)
     check_range("--wavelength-offset", wavelength_offset, -5.0, 5.0, unit="nm")
     check_range("--chi2-max", chi2_max, 1.0, 1e6)
     return {"kind": kind, "coupling": coupling, "baseline": baseline, "baseline_order": baseline_order,
             "ripple": ripple, "split": split, "wavelength_offset_nm": wavelength_offset, "chi2_max": chi2_max}
+
+
+def _baseline_order(value: str) -> int | str:
+    """``--baseline-order``: 'auto' (the data's order) or an integer 0–6."""
+    from prismpic.analysis.calibration.ring.lineshape import MAX_ORDER
+
+    if value == "auto":
+        return value
+    try:
+        order = int(value)
+    except ValueError:
+        order = -1
+    if not 0 <= order <= MAX_ORDER:
+        raise ValueError(f"--baseline-order = {value} must be 'auto' or an integer in [0, {MAX_ORDER}]")
+    return order
 
 
 def _family(value: str | None):
@@ -178,8 +192,8 @@ def calibrate_ring_cmd(
     kind: Annotated[str | None, typer.Option("--kind", help="add_drop or all_pass")] = None,
     coupling: Annotated[str | None, typer.Option("--coupling", help="symmetric, under or over")] = None,
     baseline: Annotated[str, typer.Option("--baseline", help="shared or separate (spectrum)")] = "shared",
-    baseline_order: Annotated[int, typer.Option("--baseline-order", help="baseline polynomial order in dB, "
-                                                                         "0-3")] = 1,
+    baseline_order: Annotated[str, typer.Option("--baseline-order", help="baseline polynomial order in dB, 0-6, "
+                                                                         "or auto (chosen by the data)")] = "auto",
     ripple: Annotated[str, typer.Option("--ripple", help="facet Fabry-Perot ripple: auto, fit or off")] = "auto",
     split: Annotated[str, typer.Option("--split", help="split resonances (backscatter): auto, fit or off")] = "auto",
     wavelength_offset: Annotated[float, typer.Option("--wavelength-offset", help="added to the sweep's "
@@ -265,7 +279,7 @@ def calibrate_ring_cmd(
         if (q is None) != (er is None):
             raise ValueError(f"{'--q' if er is None else '--er'} without {'--er' if er is None else '--q'}: give both "
                              "(the coupling and the loss need both) or neither (the FSR alone fits the indices)")
-        spectrum_only = [n for n, v, d in (("--baseline", baseline, "shared"), ("--baseline-order", baseline_order, 1),
+        spectrum_only = [n for n, v, d in (("--baseline", baseline, "shared"), ("--baseline-order", baseline_order, "auto"),
                                            ("--ripple", ripple, "auto"), ("--split", split, "auto"),
                                            ("--wavelength-offset", wavelength_offset, 0.0),
                                            ("--family", family, None)) if v != d]

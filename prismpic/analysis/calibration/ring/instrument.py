@@ -20,12 +20,51 @@ from scipy.signal import lombscargle
 RIPPLE_SIGMAS = 7.0
 WINDOW_CHI2 = 4.0  # a resonance window whose residual χ²/point exceeds this is not described by the model
 WINDOW_FWHM = 3.0  # half width of a resonance window in FWHM
+# a window whose χ² exceeds WINDOW_CHI2 is still described when the model misses the line by less than this
+# fraction of its depth (systematic part): at high SNR χ² measures the instrument's noise, not the model
+MISFIT_MAX = 0.01
+
+
+def ripple_coordinate(wl_nm, mid_nm: float):
+    """The facets' ripple variable (nm): mid·(λ − mid)/λ = mid²·(1/mid − 1/λ), a frequency offset in the units of
+    a wavelength offset at ``mid``. A Fabry–Pérot cavity is periodic in frequency, not in wavelength: over a
+    40 nm sweep its period in λ drifts by ±2.6 %, i.e. two periods' phase over 80 periods."""
+    return mid_nm * (wl_nm - mid_nm) / wl_nm
 
 
 def windows(wl_nm: np.ndarray, centers_nm, fwhm_nm: float) -> list[np.ndarray]:
     """Boolean masks of the points within ±``WINDOW_FWHM`` FWHM of each resonance."""
     half = WINDOW_FWHM * max(fwhm_nm, 2 * float(np.median(np.diff(wl_nm))))
     return [np.abs(wl_nm - c) <= half for c in centers_nm]
+
+
+def window_misfit(resid: np.ndarray, sigma: np.ndarray, data: np.ndarray, mask: np.ndarray) -> float | None:
+    """The model's systematic misfit in one window as a fraction of the line: per port, the rms of
+    (model − data) over the window's weighted points with the noise's variance taken out,
+    √max(mean(r²σ²) − mean(σ²), 0), divided by the data's range there (a through dip's depth, a drop peak's
+    height); the largest over the ports (None for an empty window). ``resid`` is (model − data)/σ, 0 where
+    masked. χ² grows with the signal-to-noise ratio for any model short of the truth; this does not."""
+    worst = None
+    for r, s, d in zip(np.atleast_2d(resid), np.atleast_2d(sigma), np.atleast_2d(data), strict=True):
+        m = mask & (r != 0)
+        if m.sum() < 3:
+            continue
+        span = float(np.ptp(d[m]))
+        if span > 0:
+            v = math.sqrt(max(float(np.mean((r[m] * s[m]) ** 2) - np.mean(s[m] ** 2)), 0.0)) / span
+            worst = v if worst is None else max(worst, v)
+    return worst
+
+
+def undescribed(chi2: float | None, misfit: float | None) -> bool:
+    """Whether a window's line is not described: χ²/point above ``WINDOW_CHI2`` and a systematic misfit above
+    ``MISFIT_MAX`` of the line."""
+    return chi2 is not None and chi2 > WINDOW_CHI2 and (misfit is None or misfit > MISFIT_MAX)
+
+
+def lines_misfit(resid: np.ndarray, sigma: np.ndarray, data: np.ndarray, masks: list[np.ndarray]) -> list:
+    """``window_misfit`` of every window."""
+    return [window_misfit(resid, sigma, data, m) for m in masks]
 
 
 def window_chi2(resid: np.ndarray, masks: list[np.ndarray]) -> list[float | None]:
@@ -47,9 +86,11 @@ def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sig
     facets has a Fabry–Pérot period λ²/(2·n_g·L) of 0.05–0.5 nm; slower structure is the baseline's).
 
     Returns {"period_nm", "cos_db", "sin_db", "amplitude_db", "sigmas"} for the baseline's
-    c·cos(2πΔλ/P) + s·sin(2πΔλ/P) in dB (Δλ = λ − mid); ``keep`` selects the points away from resonances.
+    c·cos(2πΔ/P) + s·sin(2πΔ/P) in dB (Δ = ``ripple_coordinate``); ``keep`` selects the points away from resonances.
     """
-    x = wl_nm[keep]
+    mid = 0.5 * (wl_nm[0] + wl_nm[-1])
+    xe = ripple_coordinate(np.asarray(wl_nm, float), mid)
+    x = xe[keep]
     y = rel_resid[keep]
     n = x.size
     if n < 64:
@@ -63,7 +104,9 @@ def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sig
     if np.ptp(np.diff(wl_nm)) <= 1e-6 * step:  # a uniform sweep: the periodogram by FFT (masked points zero)
         full = np.zeros(wl_nm.size)
         full[keep] = y - y.mean()
-        f = np.fft.rfftfreq(wl_nm.size, step)
+        grid = np.linspace(xe[0], xe[-1], wl_nm.size)  # uniform in the ripple's variable
+        full = np.interp(grid, xe, full)
+        f = np.fft.rfftfreq(wl_nm.size, float(grid[1] - grid[0]))
         power = np.abs(np.fft.rfft(full)) ** 2
         sel = (f >= 1 / hi) & (f <= 1 / lo)
         if not sel.any():
@@ -74,8 +117,7 @@ def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sig
         periods = np.geomspace(lo, hi, 1500)
         power = lombscargle(x[::k], (y - y.mean())[::k], 2 * np.pi / periods, precenter=False)
         best = float(periods[int(np.argmax(power))])
-    mid = 0.5 * (wl_nm[0] + wl_nm[-1])
-    a = np.stack([np.ones(n), np.cos(2 * np.pi * (x - mid) / best), np.sin(2 * np.pi * (x - mid) / best)], 1)
+    a = np.stack([np.ones(n), np.cos(2 * np.pi * x / best), np.sin(2 * np.pi * x / best)], 1)
     coef, *_ = np.linalg.lstsq(a, y, rcond=None)
     amp = math.hypot(coef[1], coef[2])
     se = max(sigma_rel, 1e-12) * math.sqrt(2.0 / n)

@@ -5,11 +5,12 @@ Steps, each a batch of ``fitting.solve`` (the coupling regimes side by side):
 1. the line shape from the closed-form start of every regime (``ring_lineshape.closed_form``);
 2. ripple: if the residual away from the resonances holds a significant sinusoid (``ring_instrument``),
    refit with the ripple free (``ripple="auto"``; ``"fit"`` always, ``"off"`` never);
-3. resonances the model does not describe (window χ² > ``WINDOW_CHI2``): the worst of the others is masked
+3. resonances the model does not describe (``instrument.undescribed``: window χ² > ``WINDOW_CHI2`` and a
+   systematic misfit > ``MISFIT_MAX`` of the line): the worst of the others is masked
    (weight 0), flagged and the line shape refitted, while at least two resonances remain;
 4. split resonance: when the resonance the fit is about is the one not described, refit with the splitting
-   free from three starts (¼, ½, 1 FWHM), kept if it lowers χ² by more than 25 (``split="auto"``; ``"fit"``
-   always, ``"off"`` never); if it is still not described the fit fails (its specs would be a mis-fit).
+   free from three starts (¼, ½, 1 FWHM), kept if it lowers χ² by more than 25 (``split="auto"``, also tried
+   when the resonance analysis found that resonance split; ``"fit"`` always, ``"off"`` never); if it is still not described the fit fails (its specs would be a mis-fit).
 """
 
 from __future__ import annotations
@@ -21,7 +22,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.analysis.calibration import fitting
-from prismpic.analysis.calibration.ring.instrument import WINDOW_CHI2, ripple_start, window_chi2, windows
+from prismpic.analysis.calibration.ring.instrument import (
+    MISFIT_MAX,
+    WINDOW_CHI2,
+    lines_misfit,
+    ripple_coordinate,
+    ripple_start,
+    undescribed,
+    window_chi2,
+    window_misfit,
+    windows,
+)
 from prismpic.analysis.calibration.ring.lineshape import LINE_BOUNDS, MAX_ORDER, LineSetup, residual_fn
 
 SPLIT_GAIN = 25.0  # Δχ² a split resonance must gain to be kept (5σ for one parameter)
@@ -45,6 +56,7 @@ class SpectrumData:
     flags: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     envelope_order: int = 0  # the baseline order the data chose in the resonance analysis (dB polynomial)
+    split_seen: bool = False  # the resonance analysis fitted the reference resonance as a doublet
 
     @property
     def mid(self) -> float:
@@ -57,7 +69,8 @@ class SpectrumData:
     def args(self) -> dict:
         """The line-shape residual's args (``ring_lineshape.residual_fn``)."""
         return {"x": jnp.asarray((self.wl - self.lam_r) / self.h), "u": jnp.asarray((self.wl - self.mid) / self.h),
-                "dl_nm": jnp.asarray(self.wl - self.mid), "h_nm": jnp.asarray(self.h),
+                "dl_nm": jnp.asarray(ripple_coordinate(self.wl, self.mid)), "h_nm": jnp.asarray(self.h),
+                "eps": jnp.asarray(self.h / self.lam_r),
                 "fsr_nm": jnp.asarray(self.fsr), "eta": jnp.asarray(self.eta), "data": jnp.asarray(self.data),
                 "w": jnp.asarray(self.w)}
 
@@ -159,8 +172,9 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
     split_tried = split == "off"
     for _ in range(len(sp.centers) + 1):
         chi = window_chi2(_resid(b, sp), masks)
-        bad = [i for i, c in enumerate(chi) if i not in masked and c is not None and c > WINDOW_CHI2]
-        if split == "fit" and not split_tried:
+        mis = lines_misfit(_resid(b, sp), sp.sigma, sp.data, masks)
+        bad = [i for i, c in enumerate(chi) if i not in masked and undescribed(c, mis[i])]
+        if (split == "fit" or sp.split_seen) and not split_tried:
             bad = bad or [ref]
         if not bad:
             break
@@ -169,7 +183,8 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
             masked.append(worst)
             sp.w[:, masks[worst]] = 0.0
             sp.flags.append(f"resonance at {sp.centers[worst]:.4f} nm masked: the model does not describe it "
-                            f"(window χ²/point = {chi[worst]:.3g} > {WINDOW_CHI2:g})")
+                            f"(window χ²/point = {chi[worst]:.3g} > {WINDOW_CHI2:g}, misfit "
+                            f"{100 * (mis[worst] or 0.0):.2g} % of the line > {100 * MISFIT_MAX:g} %)")
             sols = solve_lines(setup, sp, _restart(sols), held)
             b = best(sols)
             continue
@@ -191,10 +206,12 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
             sols, b = cand, best(cand)
     chi = window_chi2(_resid(b, sp), masks)
     info["reference_window_chi2"] = chi[ref]
-    if (chi[ref] or 0.0) > WINDOW_CHI2:
+    info["reference_window_misfit"] = mis = window_misfit(_resid(b, sp), sp.sigma, sp.data, masks[ref])
+    if undescribed(chi[ref], mis):
         sp.flags.append(f"resonance at {sp.centers[ref]:.4f} nm: the model does not describe its line shape "
-                        f"(window χ²/point = {chi[ref]:.3g} > {WINDOW_CHI2:g}; a split resonance, a second mode "
-                        "family or a nonlinear sweep?)")
+                        f"(window χ²/point = {chi[ref]:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis or 0.0):.2g} % of "
+                        f"the line > {100 * MISFIT_MAX:g} %; a split resonance, a second mode family or a nonlinear "
+                        "sweep?)")
     info["held"] = held
     return sols, info
 

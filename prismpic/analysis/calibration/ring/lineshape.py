@@ -5,7 +5,9 @@ The ring's field (``ring_physics.add_drop_fields``, Bogaerts et al., Laser Photo
 eqs. (3)–(4)) takes its ingredients as smooth functions of x = (λ − λ_r)/h (λ_r the resonance the fit is
 about, h the half span, nm):
 
-- round-trip phase θ(x) = θ0 + θ1·x + θ2·x² (θ1 = −2πh/FSR; θ2 the curvature from 1/λ and dispersion);
+- round-trip phase θ = 2π·n_eff(λ)·L/λ with n_eff·L quadratic in λ: θ(x) = (θ0 + (θ1 + εθ0)x + (θ2 + εθ1)x²)/(1 + εx),
+  ε = h/λ_r, whose Taylor coefficients at λ_r are θ0, θ1 = −2πh/FSR and θ2 (the curvature from 1/λ and
+  dispersion); a plain quadratic in x misplaces the resonances 50 nm away by half a linewidth (the 1/λ cubic);
 - power couplings κ_i²(x) = exp(lk_i + lk_i_s·x) (t_i = √(η² − κ_i²), η the coupler excess-loss amplitude);
 - round-trip amplitude a(x) = exp(−exp(la + la_s·x));
 
@@ -31,7 +33,7 @@ from prismpic.analysis.calibration.ring.spectrum_model import INSTRUMENT, fields
 from prismpic.components.lineshapes import x_from_fwhm
 
 LINE = ("theta0", "theta1", "theta2", "lk1", "lk1_s", "lk2", "lk2_s", "la", "la_s")
-MAX_ORDER = 3
+MAX_ORDER = 6  # as the resonance analysis's baseline (a grating-coupler bell over 100 nm needs 4)
 # what the physical parameters are matched to: the line shape at λ_r
 AT_RESONANCE = ("theta0", "theta1", "lk1", "lk2", "la")
 
@@ -59,9 +61,9 @@ class LineSetup:
         return self.names().index(name)
 
 
-def ingredients(v, x, s: LineSetup, eta):
-    """(t1, κ1, t2, κ2, a, θ) of the line-shape vector ``v`` at points x (jnp)."""
-    theta = v[0] + v[1] * x + v[2] * x**2
+def ingredients(v, x, s: LineSetup, eta, eps):
+    """(t1, κ1, t2, κ2, a, θ) of the line-shape vector ``v`` at points x (jnp); ``eps`` = h/λ_r."""
+    theta = (v[0] + (v[1] + eps * v[0]) * x + (v[2] + eps * v[1]) * x**2) / (1 + eps * x)
     k1sq = jnp.exp(v[3] + v[4] * x)
     if s.kind == "all_pass":
         k2sq = jnp.zeros_like(x)
@@ -81,7 +83,7 @@ def _ports(v, args, s: LineSetup):
     split = "split_nm" in s.free
 
     def fields(xx):
-        return fields_of(ingredients(v, xx, s, args["eta"]), instr, args["fsr_nm"], split)
+        return fields_of(ingredients(v, xx, s, args["eta"], args["eps"]), instr, args["fsr_nm"], split)
 
     through, drop = fields(x)
     if "drop_offset_nm" in s.free:
@@ -102,7 +104,7 @@ def full_vector(x, args, s: LineSetup):
 def residual_fn(s: LineSetup):
     """``residual(x, args) -> ((model − data)·w of every port, no constraints)``, x the ``s.free`` entries.
 
-    ``args``: ``full0`` (the vector's held values), ``x`` (ring variable), ``u`` and ``dl_nm`` (baseline and
+    ``args``: ``full0`` (the vector's held values), ``x`` (ring variable), ``eps`` (h/λ_r), ``u`` and ``dl_nm`` (baseline and
     ripple variables), ``h_nm``, ``fsr_nm``, ``eta`` (coupler excess-loss amplitude), ``data`` and ``w``
     (ports × points; w = 1/σ, 0 masks a point).
     """

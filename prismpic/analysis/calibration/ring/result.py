@@ -9,7 +9,7 @@ import numpy as np
 
 from prismpic.analysis.calibration.priors import DN_MAX, bounds
 from prismpic.analysis.calibration.results import FitParam, RingCalibration
-from prismpic.analysis.calibration.ring.instrument import WINDOW_CHI2
+from prismpic.analysis.calibration.ring.instrument import MISFIT_MAX, WINDOW_CHI2, undescribed
 from prismpic.analysis.calibration.ring.linefit import line_covariance
 from prismpic.analysis.calibration.ring.lineshape import LINE, MAX_ORDER
 from prismpic.analysis.calibration.ring.model import FIT_PARAMS, REFERENCE_UM
@@ -101,7 +101,7 @@ def _nuisance(sol: dict, sp) -> dict[str, FitParam]:
         if n not in INSTRUMENT:  # u^k coefficient → per nm^k
             pre, k = n.rsplit("u", 1)
             k = int(k)
-            n = pre + ("c0_db", "c1_db_per_nm", "c2_db_per_nm2", "c3_db_per_nm3")[k]
+            n = pre + ("c0_db" if k == 0 else "c1_db_per_nm" if k == 1 else f"c{k}_db_per_nm{k}")
             val, sd = val * sp.h**-k, sd * sp.h**-k
         out[n] = FitParam(val, sd)
     return out
@@ -112,25 +112,29 @@ def _failure(sol: dict, chk: dict, chi2_max: float, sp) -> str:
     reason = _failure_cause(sol, chk, chi2_max, sp)
     if reason and sp.envelope_order > sp.order:
         reason += (f"; the baseline: the spectrum's envelope needs order {sp.envelope_order} (chosen by the data, a "
-                   f"grating-coupler passband?) > baseline_order = {sp.order}: raise --baseline-order (<= 3) or crop "
-                   "the span around the resonance")
+                   f"grating-coupler passband?) > baseline_order = {sp.order}: use --baseline-order auto (or <= "
+                   f"{MAX_ORDER}) or crop the span around the resonance")
     return reason
 
 
 def _failure_cause(sol: dict, chk: dict, chi2_max: float, sp) -> str:
     line = sol["start"]["line"]["fit"]
-    ref_chi = sol["start"]["line"]["info"].get("reference_window_chi2")
-    if ref_chi is not None and ref_chi > WINDOW_CHI2:
+    info = sol["start"]["line"]["info"]
+    ref_chi, ref_mis = info.get("reference_window_chi2"), info.get("reference_window_misfit")
+    if undescribed(ref_chi, ref_mis):
         return (f"the model does not describe the resonance at {sp.lam_r:.4f} nm (window χ²/point = {ref_chi:.3g} > "
-                f"{WINDOW_CHI2:g}): see the flags")
+                f"{WINDOW_CHI2:g}, misfit {100 * (ref_mis or 0.0):.2g} % of the line > {100 * MISFIT_MAX:g} %): see "
+                "the flags")
     if not line["ok"]:
         return (f"the line-shape fit did not converge in {line['steps']} iterations (χ²_red = "
                 f"{line['chi2_reduced']:.3g})")
     if not sol["ok"]:
         return f"the physical fit did not converge in {sol['steps']} iterations"
-    if not math.isfinite(chk["chi2_reduced"]) or chk["chi2_reduced"] > chi2_max:
+    if not math.isfinite(chk["chi2_reduced"]) or (chk["chi2_reduced"] > chi2_max
+                                                   and (chk["lines_misfit"] is None or chk["lines_misfit"] > MISFIT_MAX)):
         return (f"the physical model does not describe the data: reduced χ² = {chk['chi2_reduced']:.3g} > "
-                f"chi2_max = {chi2_max:g} (line shape alone: {line['chi2_reduced']:.3g})")
+                f"chi2_max = {chi2_max:g} (line shape alone: {line['chi2_reduced']:.3g}), misfit "
+                f"{100 * (chk['lines_misfit'] or 0.0):.2g} % of the lines > {100 * MISFIT_MAX:g} %")
     return ""
 
 
@@ -171,7 +175,9 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
                      f"{chk['chi2_reduced_physical']:.3g}); the physical parameters hold at λ_r = {sp.lam_r:.4f} nm")
     if chk["chi2_reduced"] > 2.0 and not reason:
         notes.append(f"reduced χ² = {chk['chi2_reduced']:.3g}: the model describes the data only approximately "
-                     "(see the residual figure; uncertainties are scaled by √χ²)")
+                     f"(it misses the lines by {100 * (chk['lines_misfit'] or 0.0):.2g} % of their depth at most, "
+                     f"within {100 * MISFIT_MAX:g} %: at this noise χ² measures the instrument; see the residual "
+                     "figure; uncertainties are scaled by √χ²)")
     rs = chk["structure"]
     if rs["runs_z"] is not None and rs["runs_z"] < -5:
         notes.append(f"the residual is structured (runs test z = {rs['runs_z']:.1f}, lag-1 ρ = "
@@ -193,7 +199,9 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
            "noise_sigma": {p: float(np.median(s)) for p, s in zip(sp.ports, sp.sigma, strict=True)},
            "converged": bool(lf["ok"] and chosen["ok"]), "steps_line_shape": lf["steps"],
            "steps_physics": chosen["steps"], "regime": chosen["regime"], "stage": chosen["stage"],
-           "baseline_order": sp.order, "max_baseline_order": MAX_ORDER, **timing}
+           "baseline_order": sp.order, "max_baseline_order": MAX_ORDER,
+           "reference_window_chi2": info.get("reference_window_chi2"),
+           "reference_window_misfit": info.get("reference_window_misfit"), **timing}
     plot_data = {"wl_nm": sp.wl, "ports": sp.ports, "data": list(sp.data), "model": list(chk["model"]),
                  "sigma": list(sp.sigma), "center_nm": sp.lam_r, "fwhm_nm": sp.fwhm}
     return RingCalibration(

@@ -18,15 +18,18 @@ the spectrum alone cannot tell it from n_eff.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
 
 import jax.numpy as jnp
 import numpy as np
+import scipy.constants
 
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.priors import ring_priors
+from prismpic.analysis.calibration.ring.instrument import lines_misfit, windows
 from prismpic.analysis.calibration.ring.linefit import (
     SpectrumData,
     instrument_steps,
@@ -70,6 +73,10 @@ from prismpic.components import ring_physics
 from prismpic.pdk.rules import RULES
 
 CHI2_MAX = 5.0  # a physical model whose χ²_red exceeds this does not describe the data: the fit fails
+# Far from resonance a measured drop port sits 40–60 dB below its peak, where bus-to-drop crosstalk, stray light
+# and the detector floor set its level rather than the ring (and where a single-mode coupled-mode picture and the
+# Airy response differ by tens of dB): the fit reads it within this many linewidths of each resonance.
+DROP_WINDOW = 6.0
 CHOICES = {"ripple": ("auto", "fit", "off"), "split": ("auto", "fit", "off"), "baseline": ("shared", "separate")}
 
 
@@ -82,8 +89,9 @@ def _check_arguments(through, drop, kind, baseline, baseline_order, radius, refe
     check_choice("kind", kind, ("add_drop", "all_pass"))
     for name, value in (("baseline", baseline), ("ripple", ripple), ("split", split)):
         check_choice(name, value, CHOICES[name])
-    if isinstance(baseline_order, bool) or not isinstance(baseline_order, int | np.integer) or not 0 <= baseline_order <= 3:
-        raise ValueError(f"baseline_order = {baseline_order!r} must be an integer in [0, 3]")
+    if baseline_order != "auto" and (isinstance(baseline_order, bool) or not isinstance(baseline_order, int | np.integer)
+                                     or not 0 <= baseline_order <= MAX_ORDER):
+        raise ValueError(f"baseline_order = {baseline_order!r} must be 'auto' or an integer in [0, {MAX_ORDER}]")
     if radius is not None:
         check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")
     check_range("reference_nm", reference_nm, 1450.0, 1650.0, unit="nm")
@@ -107,13 +115,61 @@ def _spectrum(an, ports, order: int, eta: float) -> SpectrumData:
         sigma.append(np.maximum(s, 1e-3 * float(np.median(s)) + 1e-12 * float(np.max(base))))
     sigma = np.stack(sigma)
     w = 1.0 / sigma
-    for r in an.resonances:  # the other mode families: masked in every port
-        if r.family != 0:
-            w[:, np.abs(wl - r.center_nm) <= 2.0 * r.fwhm_nm] = 0.0
+    w[:, other_family_mask(an)] = 0.0  # the other mode families: masked in every port
     fam0 = [r.center_nm for r in an.resonances if r.family == 0]
+    if "drop" in ports:  # the drop port read within DROP_WINDOW linewidths of the family's resonances only
+        near = np.zeros(wl.size, bool)
+        for c in fam0:
+            near |= np.abs(wl - c) <= DROP_WINDOW * rn.fwhm_nm
+        w[ports.index("drop"), ~near] = 0.0
     fsr = an.fsr_nm * (rn.center_nm / float(np.clip(an.reference_nm, fam0[0], fam0[-1]))) ** 2
     return SpectrumData(wl, ports, np.stack(data), sigma, w, rn.center_nm, fsr, rn.fwhm_nm, tuple(fam0), eta, order,
-                        envelope_order=int(an.baseline_order))
+                        envelope_order=int(an.baseline_order), split_seen=rn.split_nm is not None)
+
+
+def other_family_mask(an) -> np.ndarray:
+    """Points where another mode family's resonance stands out of the noise: its Lorentzian wing
+    depth/(1 + (2δ/w)²) above the port's noise σ, i.e. |δ| < ½w·√(depth/σ − 1) (at least 2, at most 8 FWHM),
+    around each of its resonances and each position its comb (periodic in frequency) predicts in the span, so
+    that a resonance merged with one of the design's family is masked too. The model holds one family; the
+    other's wings 2–4 linewidths out are still percent-deep."""
+    wl = np.asarray(an.wl_nm, float)
+    sigma = max(float(an.noise.get("through") or an.noise.get("drop") or 0.0), 1e-6)
+    mask = np.zeros(wl.size, bool)
+    c_nm_thz = scipy.constants.c * 1e-3  # nm·THz
+    for fam in sorted({r.family for r in an.resonances} - {0}):
+        rs = [r for r in an.resonances if r.family == fam]
+        depth = max(abs(r.depth) for r in rs)  # a doublet's fitted depth can be one mode's, or none
+        fwhm = float(np.median([r.fwhm_nm for r in rs]))
+        centers = [r.center_nm for r in rs]
+        if len(rs) >= 2:
+            nu = np.sort(c_nm_thz / np.array(centers))
+            d = np.diff(nu)
+            fsr = float(np.mean(d / np.maximum(np.round(d / d.min()), 1)))
+            k = np.arange(math.floor((c_nm_thz / wl[-1] - nu[0]) / fsr) - 1, math.ceil((c_nm_thz / wl[0] - nu[0]) / fsr) + 2)
+            centers += list(c_nm_thz / (nu[0] + k * fsr))
+        half = float(np.clip(0.5 * fwhm * math.sqrt(max(depth / sigma - 1.0, 0.0)), 2.0 * fwhm, 8.0 * fwhm))
+        for c in centers:
+            mask |= np.abs(wl - c) <= half
+    return mask
+
+
+def _clear_resonance(an):
+    """``an`` with ``nearest`` on the design family's resonance nearest the reference whose core (±1.5 FWHM) no
+    other family's wing covers (``other_family_mask``), and a note when that is not the nearest one."""
+    mask = other_family_mask(an)
+    if not mask.any():
+        return an
+    wl = np.asarray(an.wl_nm, float)
+    ref = an.resonances[an.nearest]
+    clear = [i for i, r in enumerate(an.resonances)
+             if r.family == 0 and not mask[np.abs(wl - r.center_nm) <= 1.5 * r.fwhm_nm].any()]
+    if not clear or an.nearest in clear:
+        return an
+    i = min(clear, key=lambda k: abs(an.resonances[k].center_nm - ref.center_nm))
+    note = (f"the resonance nearest the reference ({ref.center_nm:.3f} nm) lies in the wing of another mode family's "
+            f"resonance: the calibration is about the nearest clear one, {an.resonances[i].center_nm:.3f} nm")
+    return dataclasses.replace(an, nearest=i, notes=(*an.notes, note))
 
 
 def _baseline_start(an, sp: SpectrumData, shared: bool, have_t: bool, d_peak_model: float | None) -> dict:
@@ -206,7 +262,7 @@ def _analysis(wl, through, drop, design_p: dict, reference_nm: float, coupling, 
     if an.fsr_nm is None:
         raise ValueError(f"one resonance only in {an.wl_nm[0]:.6g}..{an.wl_nm[-1]:.6g} nm: the FSR (hence n_g) needs "
                          "at least two resonances; widen the span")
-    return an
+    return _clear_resonance(an)
 
 
 def calibrate_ring_spectrum(
@@ -218,7 +274,7 @@ def calibrate_ring_spectrum(
     kind: str | None = None,
     coupling: str | None = None,
     baseline: str = "shared",
-    baseline_order: int = 1,
+    baseline_order: int | str = "auto",
     ripple: str = "auto",
     split: str = "auto",
     wavelength_offset_nm: float = 0.0,
@@ -238,7 +294,8 @@ def calibrate_ring_spectrum(
         kind: ``"add_drop"`` or ``"all_pass"``; default add-drop if ``drop`` is given, else all-pass.
         coupling: None, ``"symmetric"``, ``"under"`` or ``"over"`` (see the package docstring).
         baseline: ``"shared"`` (one baseline for both ports) or ``"separate"``.
-        baseline_order: polynomial order (dB versus λ) of the baseline, 0–3 (1: offset and tilt).
+        baseline_order: polynomial order (dB versus λ) of the baseline, 0–6 (1: offset and tilt), or ``"auto"``:
+            the order the resonance analysis chose from the data (a grating-coupler passband over 100 nm: 4).
         ripple, split: ``"auto"`` (detect, then fit), ``"fit"`` or ``"off"``: the facets' Fabry–Pérot ripple and
             split resonances (backscatter doublets).
         wavelength_offset_nm: added to ``wl_nm`` (the sweep's offset against a wavelength reference).
@@ -269,7 +326,8 @@ def calibrate_ring_spectrum(
     ports = tuple(p for p, h in (("through", have_t), ("drop", have_d)) if h)
     shared = baseline == "shared" or len(ports) == 1
     eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
-    sp = _spectrum(an, ports, int(baseline_order), eta)
+    order = int(an.baseline_order) if baseline_order == "auto" else int(baseline_order)
+    sp = _spectrum(an, ports, min(order, MAX_ORDER), eta)
     sp.notes.extend(an.notes)
     fit_loss = have_t  # the drop port alone fixes the total linewidth only
     n_res = sum(r.family == 0 for r in an.resonances)
@@ -322,7 +380,7 @@ def calibrate_ring_spectrum(
         sp=sp, an=an, check=check, chi2_max=chi2_max, timing={"line_shape_s": line_s, "physics_s": phys_s,
                                                                "time_s": time.perf_counter() - t_start},
         source={"from": "spectrum", "radius": float(design_p["radius"]), "coupling": coupling, "baseline": baseline,
-                "baseline_order": int(baseline_order), "ripple": ripple, "split": split,
+                "baseline_order": sp.order, "ripple": ripple, "split": split,
                 "wavelength_offset_nm": float(wavelength_offset_nm), **(source or {})})
 
 
@@ -361,7 +419,7 @@ def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict
     coef = np.asarray(line["v"])[len(LINE) + len(INSTRUMENT):]
     nodes, weights = chebyshev_nodes(sp.wl[0] * 1e-3, sp.wl[-1] * 1e-3)
     args = {"nodes": jnp.asarray(nodes), "weights": jnp.asarray(weights), "wl_um": jnp.asarray(sp.wl * 1e-3),
-            "u": jnp.asarray((sp.wl - sp.mid) / sp.h), "dl_nm": jnp.asarray(sp.wl - sp.mid),
+            "u": jnp.asarray((sp.wl - sp.mid) / sp.h), "dl_nm": jnp.asarray(sp.args()["dl_nm"]),
             "fsr_nm": jnp.asarray(sp.fsr), "x": jnp.asarray((sp.wl - sp.lam_r) / sp.h), "h_nm": jnp.asarray(sp.h)}
     held = held_params(s["p"])
     fn = physical_fn(kind, cladding, sp.ports, setup.shared, MAX_ORDER, is_tuned(s["p"]))
@@ -385,7 +443,8 @@ def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict
     # dn_g/dλ = 2n_g/λ − θ''·λ²/(2πL) (θ = 2πL·n_eff/λ; λ, L in nm), in 1/µm
     lam, length, ng = sp.lam_r, math.tau * float(s["p"]["radius"]) * 1e3, float(s["q"]["ng"])
     dng = [1e3 * (2 * ng / lam - t2 * lam**2 / (math.tau * length)) for t2 in (model_nm[3], model_nm[3] + added_nm[3])]
-    return {"model": model, "chi2_reduced": chi2 / max(n - k, 1), "resid": r,
+    mis = [m for m in lines_misfit(r, sp.sigma, sp.data, windows(sp.wl, sp.centers, sp.fwhm)) if m is not None]
+    return {"model": model, "chi2_reduced": chi2 / max(n - k, 1), "resid": r, "lines_misfit": max(mis, default=None),
             "structure": fitting.residual_structure(r[r != 0]), "n_points": n, "n_params": k,
             "chi2_reduced_physical": pure[2] / max(n - k, 1),
             "dispersion": {"applied": bool(applied), "delta_chi2": float(pure[2] - corr[2]),
