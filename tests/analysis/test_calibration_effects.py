@@ -106,3 +106,28 @@ def test_window_misfit_takes_the_noise_out():
     assert window_misfit(noise / s, s, data, mask) < 0.1 * MISFIT_MAX
     bias = 0.02 * np.where(rng.random(n) < 0.5, 1, -1)
     assert window_misfit((noise + bias) / s, s, data, mask) == pytest.approx(0.02 / np.ptp(data), rel=0.05)
+
+
+@pytest.mark.slow
+def test_a_wafer_batch_of_instrument_spectra(calibrated, tmp_path):
+    """The batch files each spectrum under its own cause: a grating-coupled spectrum with ripple is fitted; a
+    thermal sweep, and a silicon ring (the MIT-licensed SiEPIC measurement, R = 10 µm: n_g 4.2, outside what a TFLN
+    ring has) are failed fits naming why; a non-monotonic wavelength axis is bad input."""
+    from prismpic.analysis.calibration.batch import devices_from, run_batch
+
+    for name in ("passband25_ripple", "thermal"):
+        sp = SPECTRA[name]
+        lines = ["wavelength_nm,through"] + [f"{w!r},{t!r}" for w, t in zip(sp.wl_nm.tolist(), sp.through.tolist(),
+                                                                             strict=True)]
+        (tmp_path / f"{name}.csv").write_text("\n".join(lines) + "\n")
+    measured = Path(__file__).resolve().parents[1] / "data" / "measured" / "siepicpkg_RingDoubleTER10g100_1750.csv"
+    (tmp_path / "shuffled.csv").write_text("wavelength_nm,through\n1550.0,0.9\n1549.0,0.8\n1551.0,0.9\n" * 40)
+    got = {r.device.die: r for r in run_batch(devices_from(str(tmp_path)), fit_kwargs={"radius": 20.0},
+                                              workers=0).results}
+    assert got["passband25_ripple"].status == "fitted", got["passband25_ripple"].reason
+    assert got["thermal"].status == "failed" and "thermal triangle" in got["thermal"].reason
+    assert got["shuffled"].status == "bad_input"
+    (tmp_path / "si" / "siepic.csv").parent.mkdir()
+    (tmp_path / "si" / "siepic.csv").write_bytes(measured.read_bytes())
+    (si,) = run_batch(devices_from(str(tmp_path / "si")), fit_kwargs={"radius": 10.0}, workers=0).results
+    assert si.status == "failed" and "n_g" in si.reason, si.reason

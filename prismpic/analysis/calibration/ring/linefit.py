@@ -184,7 +184,7 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
             sp.w[:, masks[worst]] = 0.0
             sp.flags.append(f"resonance at {sp.centers[worst]:.4f} nm masked: the model does not describe it "
                             f"(window χ²/point = {chi[worst]:.3g} > {WINDOW_CHI2:g}, misfit "
-                            f"{100 * (mis[worst] or 0.0):.2g} % of the line > {100 * MISFIT_MAX:g} %)")
+                            f"{100 * (mis[worst] or 0.0):.3g} % of the line > {100 * MISFIT_MAX:g} %)")
             sols = solve_lines(setup, sp, _restart(sols), held)
             b = best(sols)
             continue
@@ -209,7 +209,7 @@ def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held:
     info["reference_window_misfit"] = mis = window_misfit(_resid(b, sp), sp.sigma, sp.data, masks[ref])
     if undescribed(chi[ref], mis):
         sp.flags.append(f"resonance at {sp.centers[ref]:.4f} nm: the model does not describe its line shape "
-                        f"(window χ²/point = {chi[ref]:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis or 0.0):.2g} % of "
+                        f"(window χ²/point = {chi[ref]:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis or 0.0):.3g} % of "
                         f"the line > {100 * MISFIT_MAX:g} %; a split resonance, a second mode family or a nonlinear "
                         "sweep?)")
     info["held"] = held

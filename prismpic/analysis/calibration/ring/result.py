@@ -123,7 +123,7 @@ def _failure_cause(sol: dict, chk: dict, chi2_max: float, sp) -> str:
     ref_chi, ref_mis = info.get("reference_window_chi2"), info.get("reference_window_misfit")
     if undescribed(ref_chi, ref_mis):
         return (f"the model does not describe the resonance at {sp.lam_r:.4f} nm (window χ²/point = {ref_chi:.3g} > "
-                f"{WINDOW_CHI2:g}, misfit {100 * (ref_mis or 0.0):.2g} % of the line > {100 * MISFIT_MAX:g} %): see "
+                f"{WINDOW_CHI2:g}, misfit {100 * (ref_mis or 0.0):.3g} % of the line > {100 * MISFIT_MAX:g} %): see "
                 "the flags")
     if not line["ok"]:
         return (f"the line-shape fit did not converge in {line['steps']} iterations (χ²_red = "
@@ -134,7 +134,7 @@ def _failure_cause(sol: dict, chk: dict, chi2_max: float, sp) -> str:
                                                    and (chk["lines_misfit"] is None or chk["lines_misfit"] > MISFIT_MAX)):
         return (f"the physical model does not describe the data: reduced χ² = {chk['chi2_reduced']:.3g} > "
                 f"chi2_max = {chi2_max:g} (line shape alone: {line['chi2_reduced']:.3g}), misfit "
-                f"{100 * (chk['lines_misfit'] or 0.0):.2g} % of the lines > {100 * MISFIT_MAX:g} %")
+                f"{100 * (chk['lines_misfit'] or 0.0):.3g} % of the lines > {100 * MISFIT_MAX:g} %")
     return ""
 
 
@@ -175,7 +175,7 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
                      f"{chk['chi2_reduced_physical']:.3g}); the physical parameters hold at λ_r = {sp.lam_r:.4f} nm")
     if chk["chi2_reduced"] > 2.0 and not reason:
         notes.append(f"reduced χ² = {chk['chi2_reduced']:.3g}: the model describes the data only approximately "
-                     f"(it misses the lines by {100 * (chk['lines_misfit'] or 0.0):.2g} % of their depth at most, "
+                     f"(it misses the lines by {100 * (chk['lines_misfit'] or 0.0):.3g} % of their depth at most, "
                      f"within {100 * MISFIT_MAX:g} %: at this noise χ² measures the instrument; see the residual "
                      "figure; uncertainties are scaled by √χ²)")
     rs = chk["structure"]
