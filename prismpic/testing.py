@@ -11,9 +11,9 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.components.model_signature import cell_defaults
+from prismpic.lazy_imports import sax
 
 BAND_UM = (1.50, 1.60)
 

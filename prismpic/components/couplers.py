@@ -19,7 +19,6 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.checks import check_layout_length, check_range
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
@@ -35,6 +34,7 @@ from prismpic.components.sbends import (
 )
 from prismpic.components.units import db_to_amplitude, db_to_power
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width

@@ -24,7 +24,6 @@ import math
 
 import gdsfactory as gf
 import jax.numpy as jnp
-import sax
 from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import e as Q_E  # C
 from scipy.constants import epsilon_0
@@ -35,6 +34,7 @@ from prismpic.checks import check_layout_length, check_nonnegative, check_positi
 from prismpic.components.model_signature import CELL, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
+from prismpic.lazy_imports import sax
 from prismpic.pdk import materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width

@@ -15,7 +15,6 @@ import math
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
-import sax
 from scipy.constants import epsilon_0
 
 from prismpic.checks import check_layout_length, check_range
@@ -24,6 +23,7 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width

@@ -21,7 +21,6 @@ import math
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
-import sax
 from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import h as H_PLANCK  # J s
 
@@ -30,6 +29,7 @@ from prismpic.components import soa_physics as sp
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width

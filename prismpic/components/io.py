@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special
 import numpy as np
-import sax
 from scipy.constants import c as C_LIGHT  # m/s
 
 from prismpic.checks import check_choice, check_range, concrete
@@ -20,6 +19,7 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width

@@ -21,7 +21,6 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.checks import check_layout_length, check_positive, check_range, concrete
 from prismpic.components.couplers import y_splitter, y_splitter_model
@@ -29,6 +28,7 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.registry import Device
 from prismpic.components.sbends import check_sbend_radius, sbend_length, sbend_points, sbend_response
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width

@@ -38,7 +38,6 @@ import math
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
-import sax
 from jax.scipy.special import ndtri
 
 from prismpic.checks import check_between, check_choice, check_layout_length, check_positive, check_range
@@ -46,6 +45,7 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width

@@ -40,7 +40,6 @@ import gdsfactory as gf
 import jax.numpy as jnp
 import klayout.db as kdb
 import numpy as np
-import sax
 
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_resonance
@@ -66,6 +65,7 @@ from prismpic.components.ring_physics import (
     round_trip_loss_db,
 )
 from prismpic.components.waveguides import straight
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN

@@ -12,12 +12,12 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.checks import check_layout_length, check_range, concrete
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path, path_response
+from prismpic.lazy_imports import sax
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES

@@ -58,13 +58,13 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-import sax
 from natsort import natsorted
 from scipy.constants import c as C_M_PER_S
 
 from prismpic.checks import concrete, is_traced
 from prismpic.components.model_signature import FloatArrayLike
 from prismpic.fileio import jsonable, write_text_atomic
+from prismpic.lazy_imports import sax
 
 GAIN_TOL = 1e-6  # largest singular value of S allowed above 1 before a file counts as gain (measured files carry
 # 6–10 significant digits; a passive model written with every digit stays within 1e-12 of its own bound)

@@ -20,12 +20,12 @@ import math
 import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.checks import GDS_DBU_UM, check_between, check_choice, check_layout_length, check_positive, check_range
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, get_cross_section, ridge_width

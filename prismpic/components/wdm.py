@@ -26,13 +26,13 @@ import math
 import gdsfactory as gf
 import jax
 import jax.numpy as jnp
-import sax
 
 from prismpic.checks import check_range, concrete
 from prismpic.components import ring_physics, rings
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.lazy_imports import sax
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.layers import LAYER

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.results import SCHEMA, FitParam
@@ -24,6 +23,7 @@ from prismpic.analysis.measurements import LINEAR_MAX, NEGATIVE_TOLERANCE, read_
 from prismpic.checks import check_range
 from prismpic.components import modulators as mod
 from prismpic.fileio import jsonable, save_figure_atomic, write_json_atomic
+from prismpic.lazy_imports import sax
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.electrodes import field_factor
 from prismpic.pdk.rules import RULES

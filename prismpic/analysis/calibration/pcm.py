@@ -14,7 +14,6 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.results import SCHEMA
@@ -22,6 +21,7 @@ from prismpic.analysis.measurements import read_transfer_csv
 from prismpic.checks import check_number, check_range
 from prismpic.components import pcm as pcm_mod
 from prismpic.fileio import jsonable, write_json_atomic
+from prismpic.lazy_imports import sax
 from prismpic.pdk import materials
 
 

@@ -43,12 +43,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import sax
-
 from prismpic.analysis.calibration.ring.figure import plot_ring_calibration
 from prismpic.checks import check_choice
 from prismpic.components import rings
 from prismpic.fileio import jsonable, write_json_atomic
+from prismpic.lazy_imports import sax
 from prismpic.pdk.stack import CLADDINGS
 
 SCHEMA = "prismpic.params/1"

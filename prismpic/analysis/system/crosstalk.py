@@ -55,11 +55,11 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-import sax
 
 from prismpic.checks import check_choice, check_range
 from prismpic.components import lineshapes, ring_physics, rings
 from prismpic.fileio import jsonable
+from prismpic.lazy_imports import sax
 from prismpic.pdk.rules import RULES
 
 # Thermal decay length along the chip surface for TFLN on a few µm of buried oxide over

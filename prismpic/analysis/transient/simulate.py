@@ -5,8 +5,8 @@ caller's ``jax.vmap``).
 Each carrier's rings are one LTI system (``ring_modes.cascade_lti``), discretised exactly (FOH,
 ``statespace.discretize``) and stepped by ``jax.lax.scan``; the MZM is memoryless after its first-order RF
 response; detectors and TIA are real first-order blocks. The only nonlinearity (|field|² at the detectors, the
-MZM's cosine) is memoryless, so no ODE solver is needed here; a time-varying ring (a weight update) goes through
-diffrax (``weight_update``). Time in ps throughout.
+MZM's cosine) is memoryless, so no ODE solver is needed here; a time-varying ring (a weight update) is stepped by the exponential midpoint
+rule (``analyses.weight_update_settling``). Time in ps throughout.
 """
 
 from __future__ import annotations

@@ -85,6 +85,9 @@ def physical_report(kind: str, sols: list[dict], design: dict, priors: dict, reg
             "priors": {k: v.to_dict() for k, v in priors.items()}}
 
 
+ER_POORLY_KNOWN_DB = 0.5  # a fitted extinction with a larger 1σ gets a note
+
+
 def _nuisance(sol: dict, sp) -> dict[str, FitParam]:
     """The instrument's and the baseline's fitted parameters (baseline per nm^i: c0_db, c1_db_per_nm, ...)."""
     line = sol["start"]["line"]
@@ -173,6 +176,10 @@ def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp,
         notes.append(f"dispersion correction applied: across the span the data's {'; '.join(parts)} "
                      f"(Δχ² = {disp['delta_chi2']:.3g} > {PULL_MAX**2:g}; pure physical model: χ²_red = "
                      f"{chk['chi2_reduced_physical']:.3g}); the physical parameters hold at λ_r = {sp.lam_r:.4f} nm")
+    er_sd = rep["errors"].get("extinction_db")
+    if er_sd is not None and er_sd > ER_POORLY_KNOWN_DB:
+        notes.append(f"the extinction is poorly determined at this signal-to-noise ratio: "
+                     f"{rep['specs']['extinction_db']:.3g} ± {er_sd:.2g} dB (1σ); the dip's bottom is at the noise")
     if chk["chi2_reduced"] > 2.0 and not reason:
         notes.append(f"reduced χ² = {chk['chi2_reduced']:.3g}: the model describes the data only approximately "
                      f"(it misses the lines by {100 * (chk['lines_misfit'] or 0.0):.3g} % of their depth at most, "

@@ -16,13 +16,13 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-import sax
 from scipy.optimize import brentq
 
 from prismpic.analysis.calibration.priors import GEOMETRY, LOSS_MAX, Prior
 from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_physics, rings
+from prismpic.lazy_imports import sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDINGS
