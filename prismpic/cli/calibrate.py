@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -272,7 +273,8 @@ def calibrate_ring_cmd(
         check_in_file(spectrum, "--spectrum")
     fig = check_outputs(out, figure, spectrum=spectrum, process=process)
     if spectrum is not None:
-        res = cal_mod.calibrate_ring_csv(spectrum, design=design, process=proc, **kw)
+        with _naming(spectrum):
+            res = cal_mod.calibrate_ring_csv(spectrum, design=design, process=proc, **kw)
     else:
         if fsr is None:
             raise ValueError("give --spectrum FILE.csv, or the specs: --fsr (with --q --er for the coupling and loss)")
@@ -298,6 +300,17 @@ def calibrate_ring_cmd(
     say(f"wrote {', '.join(str(w) for w in written[::-1])}")
 
 
+@contextlib.contextmanager
+def _naming(spectrum: Path):
+    """A ValueError about the spectrum's content names the file (unless it does already)."""
+    try:
+        yield
+    except ValueError as e:
+        if spectrum.name in str(e):
+            raise
+        raise ValueError(f"{spectrum.name}: {e}") from None
+
+
 def _line_shape(spectrum: Path, out: Path, fig: Path, radius, coupling, family, design: dict) -> None:
     """``--line-shape-only``: ``analyze_spectrum`` of the file, written as JSON with its figure."""
     import json
@@ -313,8 +326,9 @@ def _line_shape(spectrum: Path, out: Path, fig: Path, radius, coupling, family, 
 
         dp = design_params("add_drop" if sp.drop is not None else "all_pass", dict(design, radius=radius or 20.0))
         ng = float(ring_indices(dp, 1.55)[1])
-    an = analyze_spectrum(sp.wl_nm, sp.through, sp.drop, radius_um=radius, coupling=coupling, family=family,
-                          design_group_index=ng if radius is not None or ng is None else None)
+    with _naming(spectrum):
+        an = analyze_spectrum(sp.wl_nm, sp.through, sp.drop, radius_um=radius, coupling=coupling, family=family,
+                              design_group_index=ng if radius is not None or ng is None else None)
     doc = {"kind": "ring line shape", "source": {"spectrum": spectrum.name}, "radius_um": radius,
            "physical_stage": "not run (--line-shape-only): the line shape holds for a ring of any platform; the "
                              "physical fit (gaps, loss, film, etch) models TFLN rings only",

@@ -133,3 +133,27 @@ def test_a_wafer_batch_of_instrument_spectra(calibrated, tmp_path):
     (tmp_path / "si" / "siepic.csv").write_bytes(measured.read_bytes())
     (si,) = run_batch(devices_from(str(tmp_path / "si")), fit_kwargs={"radius": 10.0}, workers=0).results
     assert si.status == "failed" and "n_g" in si.reason, si.reason
+
+
+def test_a_port_at_the_detector_floor_is_bad_input(tmp_path):
+    """A drop column that is the detector's floor beside a through with a dip, or a through that is all floor:
+    one line naming the file and the column, exit code 2, nothing written."""
+    from typer.testing import CliRunner
+
+    from prismpic.cli import app
+
+    wl = np.arange(1530.0, 1570.0, 0.01)
+    rng = np.random.default_rng(0)
+    floor = 1e-6 * (1 + 0.01 * rng.standard_normal(wl.size))
+    dip = 1 - 0.9 / (1 + ((wl - 1550.0) / 0.04) ** 2)
+    cases = {"drop_floor.csv": ("wavelength_nm,through,drop", (wl, dip, floor), "the drop port is at its detector floor"),
+             "through_floor.csv": ("wavelength_nm,through", (wl, floor), "through: no resonance found")}
+    for name, (header, cols, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(header + "\n" + "\n".join(",".join(repr(float(c)) for c in row) for row in zip(*cols, strict=True)) + "\n")
+        out = tmp_path / f"{name}.json"
+        res = CliRunner().invoke(app, ["calibrate", "ring", "--spectrum", str(path), "--out", str(out),
+                                       "--line-shape-only"])
+        assert res.exit_code == 2, res.output
+        assert len(res.output.strip().splitlines()) == 1 and f"{name}: " in res.output and words in res.output
+        assert not out.exists() and not out.with_suffix(".png").exists()

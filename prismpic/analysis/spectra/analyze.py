@@ -154,8 +154,12 @@ def _detected(ports: _Ports, prominence, min_ppf: float, notes: list):
     if port == "through" and d is not None:
         try:
             pk, *_ = find_resonances(wl, d, ports.sigma["drop"], prominence, "drop", min_ppf, [])
-        except ValueError:
-            pk = np.zeros(0, int)
+        except ValueError as e:  # a drop port with no peak at all, beside a through with dips: its detector floor
+            if "no resonance" not in str(e):
+                raise
+            raise ValueError(f"{str(e).split('; ')[0]}, while the through shows {mid.size} dip(s): the drop port is "
+                             "at its detector floor (or not the ring's); leave the drop column out or check its "
+                             "detector") from None
         if pk.size:
             ok = drop_confirmed(mid, fwhm0, wl[pk])
             for k in np.flatnonzero(~ok):
