@@ -197,3 +197,17 @@ def test_cli_line_shape_only_on_a_silicon_ring(tmp_path):
 def _columns():
     sp = read_spectrum_csv(MEASURED)
     return sp.wl_nm, 10 * np.log10(sp.through), 10 * np.log10(sp.drop)
+
+
+def test_a_resonance_merged_with_the_other_familys_is_named():
+    """In ``family2`` the TE resonance at 1562.31 nm and a TM one 0.2 nm (1.3 TM linewidths) away read as one
+    line; the TM comb (periodic in frequency through its other members) puts a resonance there, and the note says
+    the line is the pair's (it was read as a split TE resonance, which it is not)."""
+    sp = SPECTRA["family2"]
+    an = _analyze(sp)
+    tm = sp.truth[1]["centers_nm"]
+    hit = [n for n in an.notes if "coincides with family" in n]
+    assert len(hit) == 1
+    predicted = float(hit[0].split("comb puts at ")[1].split(" nm")[0])
+    assert abs(predicted - tm[np.argmin(np.abs(tm - 1562.2))]) < 0.03  # the comb's prediction against the truth
+    assert all("coincides" not in n for n in _analyze(SPECTRA["clean"]).notes)

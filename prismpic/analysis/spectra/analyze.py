@@ -15,7 +15,13 @@ import numpy as np
 from scipy.signal import find_peaks
 
 from prismpic.analysis.measurements import MIN_SPECTRUM_POINTS, check_wavelengths_nm, linear_transmission
-from prismpic.analysis.spectra.comb import choose_family, drop_confirmed, find_families, periodicity_note
+from prismpic.analysis.spectra.comb import (
+    choose_family,
+    drop_confirmed,
+    find_families,
+    overlap_notes,
+    periodicity_note,
+)
 from prismpic.analysis.spectra.detection import (
     MAX_BASELINE_ORDER,
     baseline,
@@ -504,6 +510,7 @@ def analyze_spectrum(
     fam = fam[ok]
 
     resonances, primary, centers, center_err, pairs = _resonances(fits, fam, port, ports, length, coupling, notes)
+    notes.extend(overlap_notes(resonances, float(wl[0]), float(wl[-1])))
     fsr = fsr_summary(centers, center_err, pairs, reference_nm, length)
     if fsr.fsr_nm is None:
         notes.append("one resonance of the analysed family only: no FSR nor group index (widen the span)")

@@ -223,3 +223,37 @@ def drop_confirmed(lam_nm, fwhm_nm, drop_peaks_nm) -> np.ndarray:
 
 __all__ = ["FAMILY_CHOICES", "RIPPLE_FINESSE", "ModeFamily", "choose_family", "drop_confirmed", "find_families",
            "periodicity_note"]
+
+
+def predicted_centers(centers_nm, lo_nm: float, hi_nm: float) -> np.ndarray:
+    """Every position (nm) in [lo, hi] of the comb through one family's resonances ``centers_nm`` (≥ 2), periodic
+    in frequency: its FSR the mean spacing, a missing member counted by rounding (none for a lone resonance)."""
+    c = np.asarray(centers_nm, float)
+    if c.size < 2:
+        return c
+    nu = np.sort(C_NM_THZ / c)
+    d = np.diff(nu)
+    fsr = float(np.mean(d / np.maximum(np.round(d / d.min()), 1)))
+    k = np.arange(math.floor((C_NM_THZ / hi_nm - nu[0]) / fsr), math.ceil((C_NM_THZ / lo_nm - nu[0]) / fsr) + 1)
+    lam = C_NM_THZ / (nu[0] + k * fsr)
+    return np.sort(lam[(lam >= lo_nm) & (lam <= hi_nm)])
+
+
+def overlap_notes(resonances, lo_nm: float, hi_nm: float) -> list[str]:
+    """A note for each resonance that another family's comb puts a resonance on (within the wider linewidth)
+    where that family has none detected: the two merged, so the fitted line is the pair's."""
+    notes = []
+    for f in sorted({r.family for r in resonances}):
+        mine = [r for r in resonances if r.family == f]
+        if len(mine) < 2:
+            continue
+        fw = float(np.median([r.fwhm_nm for r in mine]))
+        for lam in predicted_centers([r.center_nm for r in mine], lo_nm, hi_nm):
+            if any(abs(r.center_nm - lam) < fw for r in mine):
+                continue
+            for r in resonances:
+                if r.family != f and abs(r.center_nm - lam) < max(fw, r.fwhm_nm):
+                    notes.append(f"resonance near {r.center_nm:.3f} nm coincides with family {f}'s resonance its "
+                                 f"comb puts at {lam:.3f} nm: the line fitted is the pair's (its Q_L, extinction "
+                                 "and any splitting describe neither mode)")
+    return notes

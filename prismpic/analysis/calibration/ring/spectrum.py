@@ -25,7 +25,6 @@ from pathlib import Path
 
 import jax.numpy as jnp
 import numpy as np
-import scipy.constants
 
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.priors import ring_priors
@@ -67,6 +66,7 @@ from prismpic.analysis.calibration.ring.start import (
 )
 from prismpic.analysis.measurements import read_spectrum_csv
 from prismpic.analysis.spectra import analyze_spectrum
+from prismpic.analysis.spectra.comb import predicted_centers
 from prismpic.analysis.spectra.detection import noise_sigma
 from prismpic.checks import check_choice, check_range
 from prismpic.components import ring_physics
@@ -136,18 +136,12 @@ def other_family_mask(an) -> np.ndarray:
     wl = np.asarray(an.wl_nm, float)
     sigma = max(float(an.noise.get("through") or an.noise.get("drop") or 0.0), 1e-6)
     mask = np.zeros(wl.size, bool)
-    c_nm_thz = scipy.constants.c * 1e-3  # nm·THz
     for fam in sorted({r.family for r in an.resonances} - {0}):
         rs = [r for r in an.resonances if r.family == fam]
         depth = max(abs(r.depth) for r in rs)  # a doublet's fitted depth can be one mode's, or none
         fwhm = float(np.median([r.fwhm_nm for r in rs]))
-        centers = [r.center_nm for r in rs]
-        if len(rs) >= 2:
-            nu = np.sort(c_nm_thz / np.array(centers))
-            d = np.diff(nu)
-            fsr = float(np.mean(d / np.maximum(np.round(d / d.min()), 1)))
-            k = np.arange(math.floor((c_nm_thz / wl[-1] - nu[0]) / fsr) - 1, math.ceil((c_nm_thz / wl[0] - nu[0]) / fsr) + 2)
-            centers += list(c_nm_thz / (nu[0] + k * fsr))
+        centers = [r.center_nm for r in rs] + list(predicted_centers([r.center_nm for r in rs], wl[0] - 10 * fwhm,
+                                                                     wl[-1] + 10 * fwhm))
         half = float(np.clip(0.5 * fwhm * math.sqrt(max(depth / sigma - 1.0, 0.0)), 2.0 * fwhm, 8.0 * fwhm))
         for c in centers:
             mask |= np.abs(wl - c) <= half
