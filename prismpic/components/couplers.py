@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_layout_length, check_range
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.sbends import (
@@ -204,7 +204,7 @@ def y_splitter_model(
                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     eta = db_to_power(excess_loss_db)
     r = 10.0 ** (imbalance_db / 10.0)
-    return sax.reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
+    return reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
 
 
 # ---------------------------------------------------------------------------- directional coupler
@@ -412,7 +412,7 @@ def directional_coupler_model(
     t = bend**2 * straight
     through = t * jnp.cos(phi)
     cross = -1j * t * jnp.sin(phi)
-    return sax.reciprocal(
+    return reciprocal(
         {("o1", "o4"): through, ("o2", "o3"): through, ("o1", "o3"): cross, ("o2", "o4"): cross}
     )
 

@@ -19,7 +19,7 @@ from scipy.constants import epsilon_0
 
 from prismpic.checks import check_layout_length, check_range
 from prismpic.components import electroabsorption as fk
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
@@ -238,7 +238,7 @@ def eam_model(
         voltage_v, absorber_length, wl, bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
     dn = absorber_confinement * fk.index_change(wl, field, bandgap_wavelength_um)
     t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * (n * total + dn * absorber_length) / wl)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 DEVICES = {

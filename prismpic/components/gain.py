@@ -26,7 +26,7 @@ from scipy.constants import h as H_PLANCK  # J s
 
 from prismpic.checks import check_between, check_choice, check_layout_length, check_positive, check_range
 from prismpic.components import soa_physics as sp
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
 from prismpic.lazy_imports import sax
@@ -390,7 +390,7 @@ def soa_model(
                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     g_db = gain_spectrum_db(wl, gain_db, gain_peak_um, gain_fwhm_nm, gain_length)
     t = 10.0 ** (g_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 DEVICES = {

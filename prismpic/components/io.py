@@ -15,7 +15,7 @@ import numpy as np
 from scipy.constants import c as C_LIGHT  # m/s
 
 from prismpic.checks import check_choice, check_range, concrete
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
@@ -276,7 +276,7 @@ def edge_coupler_model(
     t = _edge_coupler_t(jnp.asarray(wl, dtype=float), taper_length, tip_width, slab_tip_width, width, fiber_mfd_um,
                         gap_index, film_thickness, etch_depth, loss_db_per_cm, w_lo,
                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 @functools.partial(jax.jit, static_argnames=("cladding",))
@@ -430,7 +430,7 @@ def hcf_delay_line_model(
     # lose digits and differ between XLA's fused and unfused kernels
     ref, first, second = _hcf_phase_cycles(wl, length_m, phase_index, group_index, beta2_ps2_per_km, wl_ref_um)
     phi = 2 * jnp.pi * (ref + _wrapped_cycles(first) + _wrapped_cycles(second))
-    return sax.reciprocal({("o1", "o2"): amp * jnp.exp(1j * phi)})
+    return reciprocal({("o1", "o2"): amp * jnp.exp(1j * phi)})
 
 
 DEVICES = {

@@ -52,6 +52,12 @@ class _CellDefault:
 CELL = _CellDefault()  # default marker: "the cell's default for this argument"
 
 
+def reciprocal(sdict: dict) -> dict:
+    """The S-dict with S[j, i] = S[i, j] added for every given (i, j): ``sax.reciprocal`` (sax/s.py), restated
+    here because importing SAX costs 1.5 CPU-s (scikit-rf, SymPy, pandas) that evaluating a model need not pay."""
+    return {**sdict, **{(p2, p1): v for (p1, p2), v in sdict.items()}}
+
+
 def cell_defaults(cell: Callable) -> dict:
     """The keyword defaults of a cell function (``@gf.cell`` wrappers are unwrapped)."""
     sig = inspect.signature(inspect.unwrap(cell))

@@ -24,7 +24,7 @@ import numpy as np
 
 from prismpic.checks import check_layout_length, check_positive, check_range, concrete
 from prismpic.components.couplers import y_splitter, y_splitter_model
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.sbends import check_sbend_radius, sbend_length, sbend_points, sbend_response
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
@@ -209,7 +209,7 @@ def phase_shifter_model(
                      electrode_height=electrode_height) * 1e4 / length
     phase = 2 * jnp.pi * n * length / wl + jnp.pi * voltage_v / vpi
     t = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 # ---------------------------------------------------------------------------- MZM
@@ -465,7 +465,7 @@ def mzm_model(
                          electrode_height=electrode_height) * 1e4 / lm
     psi = jnp.pi * voltage_v / vpi + bias_phase_rad
     t = t_arm * (a2**2 * jnp.exp(0.5j * psi) + a3**2 * jnp.exp(-0.5j * psi))
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 DEVICES = {

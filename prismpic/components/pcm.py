@@ -41,7 +41,7 @@ import jax.numpy as jnp
 from jax.scipy.special import ndtri
 
 from prismpic.checks import check_between, check_choice, check_layout_length, check_positive, check_range
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
@@ -404,7 +404,7 @@ def pcm_cell_model(
     check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     t = pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
                          etch_depth, loss_db_per_cm, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 # ---------------------------------------------------------------------------- figures

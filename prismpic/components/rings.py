@@ -43,7 +43,7 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_resonance
-from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
     ELECTRODE_COVERAGE,
@@ -321,7 +321,7 @@ def ring_add_drop_model(
     through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
     b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
-    return sax.reciprocal(
+    return reciprocal(
         {("o1", "o2"): b * through, ("o1", "o4"): b * drop, ("o3", "o2"): b * drop, ("o3", "o4"): b * add_drop}
     )
 
@@ -380,7 +380,7 @@ def ring_all_pass_model(
     through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
     b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
-    return sax.reciprocal({("o1", "o2"): b * through})
+    return reciprocal({("o1", "o2"): b * through})
 
 
 # ---------------------------------------------------------------------------- specs

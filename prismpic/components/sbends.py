@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_layout_length, check_range, concrete
-from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path, path_response
 from prismpic.lazy_imports import sax
@@ -183,7 +183,7 @@ def sbend_model(
                                                  cladding)
     t = sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 DEVICES = {"sbend": Device(

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import GDS_DBU_UM, check_between, check_choice, check_layout_length, check_positive, check_range
-from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.lazy_imports import sax
@@ -78,7 +78,7 @@ def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, 
 
 
 def _two_port(t) -> sax.SDict:
-    return sax.reciprocal({("o1", "o2"): t})
+    return reciprocal({("o1", "o2"): t})
 
 
 def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding=CLADDING):

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 
 from prismpic.checks import check_range, concrete
 from prismpic.components import ring_physics, rings
-from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of
+from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.lazy_imports import sax
@@ -291,7 +291,7 @@ def wdm_demux_model(
         sdict[("o1", f"o{3 + k}")] = path * drop[k] * b
         path = path * through[k] * (s if p < n - 1 else 1.0)
     sdict[("o1", "o2")] = path
-    return sax.reciprocal(sdict)
+    return reciprocal(sdict)
 
 
 @model_of(wdm_demux)
