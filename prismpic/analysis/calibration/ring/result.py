@@ -135,10 +135,25 @@ def _failure_cause(sol: dict, chk: dict, chi2_max: float, sp) -> str:
         return f"the physical fit did not converge in {sol['steps']} iterations"
     if not math.isfinite(chk["chi2_reduced"]) or (chk["chi2_reduced"] > chi2_max
                                                    and (chk["lines_misfit"] is None or chk["lines_misfit"] > MISFIT_MAX)):
-        return (f"the physical model does not describe the data: reduced χ² = {chk['chi2_reduced']:.3g} > "
-                f"chi2_max = {chi2_max:g} (line shape alone: {line['chi2_reduced']:.3g}), misfit "
-                f"{100 * (chk['lines_misfit'] or 0.0):.3g} % of the lines > {100 * MISFIT_MAX:g} %")
+        reason = (f"the physical model does not describe the data: reduced χ² = {chk['chi2_reduced']:.3g} > "
+                  f"chi2_max = {chi2_max:g} (line shape alone: {line['chi2_reduced']:.3g}), misfit "
+                  f"{100 * (chk['lines_misfit'] or 0.0):.3g} % of the lines > {100 * MISFIT_MAX:g} %")
+        return reason + _where_it_misses(chk.get("misfit_by_line") or [], sp)
     return ""
+
+
+def _where_it_misses(by_line: list, sp) -> str:
+    """When the model holds at λ_r and misses far from it: the dispersion across the span, and the remedy."""
+    if not by_line:
+        return ""
+    at_ref = min(by_line, key=lambda cm: abs(cm[0] - sp.lam_r))
+    worst = max(by_line, key=lambda cm: cm[1])
+    if at_ref[1] > MISFIT_MAX or abs(worst[0] - sp.lam_r) < 1.5 * sp.fsr:
+        return ""
+    held = [c for c, m in by_line if m <= MISFIT_MAX]
+    return (f" at {worst[0]:.2f} nm but {100 * at_ref[1]:.2g} % at λ_r = {sp.lam_r:.2f} nm: the couplers' and the "
+            "loss's dispersion across the span differ from the model's (it holds over "
+            f"{min(held):.1f}–{max(held):.1f} nm); crop the span to that range")
 
 
 def ring_result(*, kind, sols, design, priors, regimes, have_drop, fit_loss, sp, an, check, chi2_max, timing,

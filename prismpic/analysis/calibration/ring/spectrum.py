@@ -437,8 +437,10 @@ def _physical_check(kind: str, cladding: str, s: dict, sp: SpectrumData) -> dict
     # dn_g/dλ = 2n_g/λ − θ''·λ²/(2πL) (θ = 2πL·n_eff/λ; λ, L in nm), in 1/µm
     lam, length, ng = sp.lam_r, math.tau * float(s["p"]["radius"]) * 1e3, float(s["q"]["ng"])
     dng = [1e3 * (2 * ng / lam - t2 * lam**2 / (math.tau * length)) for t2 in (model_nm[3], model_nm[3] + added_nm[3])]
-    mis = [m for m in lines_misfit(r, sp.sigma, sp.data, windows(sp.wl, sp.centers, sp.fwhm)) if m is not None]
-    return {"model": model, "chi2_reduced": chi2 / max(n - k, 1), "resid": r, "lines_misfit": max(mis, default=None),
+    by_line = [(c, m) for c, m in zip(sp.centers, lines_misfit(r, sp.sigma, sp.data, windows(sp.wl, sp.centers, sp.fwhm)),
+                                        strict=True) if m is not None]
+    return {"model": model, "chi2_reduced": chi2 / max(n - k, 1), "resid": r, "misfit_by_line": by_line,
+            "lines_misfit": max((m for _, m in by_line), default=None),
             "structure": fitting.residual_structure(r[r != 0]), "n_points": n, "n_params": k,
             "chi2_reduced_physical": pure[2] / max(n - k, 1),
             "dispersion": {"applied": bool(applied), "delta_chi2": float(pure[2] - corr[2]),
