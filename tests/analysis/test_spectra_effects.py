@@ -211,3 +211,7 @@ def test_a_resonance_merged_with_the_other_familys_is_named():
     predicted = float(hit[0].split("comb puts at ")[1].split(" nm")[0])
     assert abs(predicted - tm[np.argmin(np.abs(tm - 1562.2))]) < 0.03  # the comb's prediction against the truth
     assert all("coincides" not in n for n in _analyze(SPECTRA["clean"]).notes)
+    # the lone TM resonance 0.65 nm from a TE one is one line, not a doublet that traded its dip for the baseline
+    r = min(an.resonances, key=lambda r: abs(r.center_nm - 1553.25))
+    assert r.family != an.resonances[an.nearest].family and r.split_nm is None
+    assert r.depth == pytest.approx(1 - (1 - 2 * 0.20) ** 2, abs=0.05)  # TM: κ_e/κ = 0.2

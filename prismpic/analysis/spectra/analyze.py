@@ -347,7 +347,10 @@ def _split_or_noted(fit: LineFit, ports: _Ports, notes: list) -> tuple[dict, dic
     if ports.t is not None:
         dbl = fit_doublet(ports.wl, ports.t, ports.sigma["through"], lam0, out["fwhm"], out["T0"], out["c0"])
         v = dbl.values if dbl is not None else {}
-        if dbl is not None and v["gain_chi2"] > SPLIT_GAIN and v["split"] > MIN_SPLIT * v["fwhm"]:
+        # a doublet keeps at least half the single line's depth (its modes' dips overlap into that line): one that
+        # does not has traded the resonance for its baseline, a degenerate fit, not a split
+        if (dbl is not None and v["gain_chi2"] > SPLIT_GAIN and v["split"] > MIN_SPLIT * v["fwhm"]
+                and 1.0 - v["T0"] >= 0.5 * (1.0 - out["T0"])):
             amb = ""
             if v["regime_delta_chi2"] < REGIME_CHI2:
                 amb = (f"; the coupling regime is ambiguous (Δχ² {v['regime_delta_chi2']:.2g} < {REGIME_CHI2:g}): "
