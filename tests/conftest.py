@@ -34,6 +34,13 @@ def pytest_addoption(parser):
                           "seeds)")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests that read the shared report first: xdist's worksteal hands each worker a contiguous share of the
+    list, so they all land on the first worker, which builds the report (``report_dir``) once while the other
+    worker runs other tests instead of waiting on the report's lock."""
+    items.sort(key=lambda item: "report_dir" not in getattr(item, "fixturenames", ()))
+
+
 def pytest_configure(config):
     settings.load_profile("fuzz-long" if config.getoption("--fuzz-long") else "ci")
 
@@ -67,3 +74,15 @@ def report_dir(tmp_path_factory, worker_id):
             res = CliRunner().invoke(app, ["report", "--out", str(out)])
             assert res.exit_code == 0, res.output
     return out
+
+
+@pytest.fixture(scope="session")
+def report_ledger(report_dir):
+    """The ledger the report judged (``prismpic report``, every entry, flips solved as ``ledger()`` solves them) as
+    ``Entry`` rows: read back from report.json, so the suite judges the whole ledger once (the report's run)."""
+    import json
+
+    from prismpic.analysis.ledger.verdicts import Entry
+
+    rows = json.loads((report_dir / "report.json").read_text())["claims"]
+    return [Entry(**{**r, "assumptions": tuple(r["assumptions"])}) for r in rows]

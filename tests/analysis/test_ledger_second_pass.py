@@ -82,9 +82,9 @@ def test_new_entries_for_the_unjudged_statements():
         assert any(i == cid and text in q for i, q in quantities), (cid, text)
 
 
-def test_cheap_reasons_render_and_agree_with_their_verdicts():
-    for j in claims.judgements(ids=CHEAP):
-        assert verdicts.text_problems(j.entry) == [], (j.entry.id, j.entry.quantity)
+def test_cheap_reasons_render_and_agree_with_their_verdicts(report_ledger):
+    for e in [e for e in report_ledger if e.id in CHEAP]:
+        assert verdicts.text_problems(e) == [], (e.id, e.quantity)
     bad = verdicts.Entry("T-01", "q", 1.0, "", 2.0, None, None, "", "inconsistent", "", "", "so it holds {x:.1f}")
     assert len(verdicts.text_problems(bad)) == 2  # the check itself can fail
     for s in claims.specs():  # the fixed texts of every entry, the ring's included
