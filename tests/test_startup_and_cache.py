@@ -34,6 +34,16 @@ def test_version_and_help_import_neither_jax_nor_gdsfactory(flag):
     assert "MODULES False False False" in out
 
 
+def test_ring_specs_and_the_ledger_context_do_not_import_sax():
+    """Models give their settings without SAX (``model_signature.model_settings``): a ring's specs and the crosstalk
+    and ledger modules leave SAX, scikit-rf and SymPy unimported (≈ 0.9 CPU-s a ``prismpic claims`` need not pay)."""
+    out = run_python("import sys\nfrom prismpic.components import rings\nfrom prismpic.analysis.ledger import claims\n"
+                     "from prismpic.analysis.system import crosstalk\nclaims.judges()\n"
+                     "print(round(rings.ring_specs()['fsr_nm'], 1) > 0, [m for m in ('sax', 'skrf', 'sympy') "
+                     "if m in sys.modules])")
+    assert out.split() == ["True", "[]"]
+
+
 def test_importing_prismpic_enables_float64_without_importing_jax():
     out = run_python("import sys, prismpic\nprint('jax' in sys.modules)\nimport jax.numpy as jnp\n"
                      "print(jnp.asarray(1.0).dtype, jnp.asarray(1).dtype)")

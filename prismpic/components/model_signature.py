@@ -58,6 +58,12 @@ def reciprocal(sdict: dict) -> dict:
     return {**sdict, **{(p2, p1): v for (p1, p2), v in sdict.items()}}
 
 
+def model_settings(model: Callable) -> dict:
+    """{argument: default} of a model, every argument that has one (``wl`` included): ``sax.get_settings``
+    (sax/utils.py) for a plain signature, restated so that asking a model's settings does not import SAX."""
+    return {n: p.default for n, p in inspect.signature(model).parameters.items() if p.default is not _EMPTY}
+
+
 def cell_defaults(cell: Callable) -> dict:
     """The keyword defaults of a cell function (``@gf.cell`` wrappers are unwrapped)."""
     sig = inspect.signature(inspect.unwrap(cell))

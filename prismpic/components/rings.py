@@ -43,7 +43,14 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_resonance
-from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
+from prismpic.components.model_signature import (
+    Cladding,
+    FloatArrayLike,
+    FloatLike,
+    model_of,
+    model_settings,
+    reciprocal,
+)
 from prismpic.components.registry import Device
 from prismpic.components.ring_physics import (
     ELECTRODE_COVERAGE,
@@ -402,7 +409,7 @@ def ring_params(kind: str, params: dict) -> dict:
     """
     check_choice("kind", kind, ("add_drop", "all_pass"))
     model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
-    full = sax.get_settings(model)
+    full = model_settings(model)
     full.pop("wl", None)
     unknown = sorted(set(params) - set(full))
     if unknown:

@@ -166,7 +166,7 @@ def apply(params: dict, values: dict, accepted=None) -> dict:
 
     ``width`` → width + width_bias, ``gap``/``gap_drop`` → + gap_bias (a ``gap_drop`` of None stays None:
     it follows ``gap``), and the wafer parameters set. ``accepted`` (names the model takes, e.g.
-    ``sax.get_settings(model)``) limits the wafer parameters to those the model has.
+    ``model_signature.model_settings(model)``) limits the wafer parameters to those the model has.
     """
     out = dict(params)
     wafer = {k: values[k] for k in WAFER_KEYS if k in values}

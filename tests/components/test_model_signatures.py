@@ -17,7 +17,7 @@ import pytest
 import sax
 
 from prismpic.circuits.registry import circuits
-from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, cell_defaults
+from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, cell_defaults, model_settings
 from prismpic.components.registry import devices
 from prismpic.pdk.stack import CLADDINGS
 
@@ -126,6 +126,7 @@ def test_signature_settings_are_the_defaults(name):
     assert [p.name for p in params if p.default is inspect.Parameter.empty] == [], f"{name}: argument without default"
     settings = sax.get_settings(model)
     assert settings == {p.name: p.default for p in params}
+    assert model_settings(model) == settings  # prismpic's SAX-free restatement, the same dict
     if cell is not None:  # the one rule: the cell's arguments take the cell's defaults
         from_cell = cell_defaults(cell)
         assert {k: v for k, v in settings.items() if k in from_cell} == {k: from_cell[k] for k in settings

@@ -22,8 +22,8 @@ from prismpic.analysis.calibration.results import SCHEMA, FitParam
 from prismpic.analysis.measurements import LINEAR_MAX, NEGATIVE_TOLERANCE, read_transfer_csv
 from prismpic.checks import check_range
 from prismpic.components import modulators as mod
+from prismpic.components.model_signature import model_settings
 from prismpic.fileio import jsonable, save_figure_atomic, write_json_atomic
-from prismpic.lazy_imports import sax
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.electrodes import field_factor
 from prismpic.pdk.rules import RULES
@@ -174,7 +174,7 @@ def calibrate_mzm(voltage_v, transmission, *, wl: float = 1.55, design: dict | N
     t = np.asarray(transmission, float)
     _check_curve(v, t)
     design = dict(design or {})
-    settings = sax.get_settings(mod.mzm_model)
+    settings = model_settings(mod.mzm_model)
     for k in design:
         if k not in settings or k in ("wl", "voltage_v"):
             raise ValueError(f"design parameter {k!r} is not an mzm_model parameter; valid: {sorted(settings)}")

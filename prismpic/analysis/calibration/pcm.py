@@ -20,8 +20,8 @@ from prismpic.analysis.calibration.results import SCHEMA
 from prismpic.analysis.measurements import read_transfer_csv
 from prismpic.checks import check_number, check_range
 from prismpic.components import pcm as pcm_mod
+from prismpic.components.model_signature import model_settings
 from prismpic.fileio import jsonable, write_json_atomic
-from prismpic.lazy_imports import sax
 from prismpic.pdk import materials
 
 
@@ -81,7 +81,7 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
         raise ValueError(f"transmission = {t.min():.4g} is not positive: linear transmission of a level must be > 0")
     check_range("wl", wl, 1.5, 1.6, unit="µm")
     check_range("tolerance_db", tolerance_db, 0.0, 3.0, unit="dB")
-    settings = sax.get_settings(pcm_mod.pcm_transmission)
+    settings = model_settings(pcm_mod.pcm_transmission)
     design = dict(design or {})
     for k in design:
         if k not in settings or k in ("wl", "crystalline_fraction"):

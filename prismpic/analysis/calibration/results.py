@@ -46,8 +46,8 @@ from pathlib import Path
 from prismpic.analysis.calibration.ring.figure import plot_ring_calibration
 from prismpic.checks import check_choice
 from prismpic.components import rings
+from prismpic.components.model_signature import model_settings
 from prismpic.fileio import jsonable, write_json_atomic
-from prismpic.lazy_imports import sax
 from prismpic.pdk.stack import CLADDINGS
 
 SCHEMA = "prismpic.params/1"
@@ -109,7 +109,7 @@ def load_params(path) -> dict:
                                                                            or not isinstance(v, int | float)):
                 raise ValueError(f"{where}: ring {k} = {v!r} must be a number")
         model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
-        accepted = sax.get_settings(model)
+        accepted = model_settings(model)
         try:  # the model's range checks, before anything uses the parameters
             model(wl=1.55, **{k: v for k, v in full.items() if k in accepted})
         except ValueError as e:

@@ -58,8 +58,8 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_range
 from prismpic.components import lineshapes, ring_physics, rings
+from prismpic.components.model_signature import model_settings
 from prismpic.fileio import jsonable
-from prismpic.lazy_imports import sax
 from prismpic.pdk.rules import RULES
 
 # Thermal decay length along the chip surface for TFLN on a few µm of buried oxide over
@@ -70,7 +70,7 @@ from prismpic.pdk.rules import RULES
 THERMAL_DECAY_LENGTH_UM = 20.0
 RING_SPACING = 10.0  # µm of bus between ring cells, as ``bank_model.RING_SPACING``
 
-_RING_DEFAULTS = {k: v for k, v in sax.get_settings(rings.ring_add_drop_model).items() if k not in ("wl", "radius")}
+_RING_DEFAULTS = {k: v for k, v in model_settings(rings.ring_add_drop_model).items() if k not in ("wl", "radius")}
 _BANK_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
               "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db")
 

@@ -22,7 +22,7 @@ from prismpic.analysis.calibration.priors import GEOMETRY, LOSS_MAX, Prior
 from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_physics, rings
-from prismpic.lazy_imports import sax
+from prismpic.components.model_signature import model_settings
 from prismpic.pdk import dispersion
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDINGS
@@ -51,7 +51,7 @@ def design_params(kind: str, design: dict | None) -> dict:
             check_number(f"design {k}", v)
     full = full_ring_params(kind, design)
     model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
-    accepted = sax.get_settings(model)
+    accepted = model_settings(model)
     model(wl=1.55, **{k: v for k, v in full.items() if k in accepted})  # the model's range checks, before any fit
     return full
 
