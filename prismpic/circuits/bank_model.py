@@ -31,6 +31,7 @@ import numpy as np
 from prismpic.checks import check_array_1d, check_range, concrete, is_traced
 from prismpic.circuits import bank_state
 from prismpic.components import ring_physics, rings
+from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.sbends import sbend_response
 from prismpic.components.waveguides import straight_model
@@ -475,7 +476,7 @@ def balanced_weights(wl, radii, voltages, **kw):
     return jnp.abs(d) ** 2 - jnp.abs(t) ** 2
 
 
-def balanced_currents_a(powers_w, wl, radii, voltages, responsivity_a_per_w: float = 0.95, **kw):
+def balanced_currents_a(powers_w, wl, radii, voltages, responsivity_a_per_w: float = RESPONSIVITY_A_PER_W, **kw):
     """Balanced photocurrents (A) of N channels for per-wavelength input powers (W) at each channel.
 
     ``powers_w`` has shape (W,) (the same broadcast to every channel) or (N, W).

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 from prismpic.checks import check_range, concrete
+from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 from prismpic.pdk.rules import RULES
 
 BLOCK_ELEMENTS = 2**25  # channel·ring·wavelengths per block: the currents' gradient keeps 64 B of each (2 GiB)
@@ -370,7 +371,7 @@ def balanced_weights(state: BankState, voltages, delta_t_k=None):
     return _power(e_drop) - _power(e_thr)
 
 
-def balanced_currents_a(state: BankState, powers_w, voltages, delta_t_k=None, responsivity_a_per_w: float = 0.95):
+def balanced_currents_a(state: BankState, powers_w, voltages, delta_t_k=None, responsivity_a_per_w: float = RESPONSIVITY_A_PER_W):
     """Balanced photocurrents (A), (N,): R Σ_λ P_λ (|E_drop|² − |E_thr|²) of N channels.
 
     Differentiable in reverse mode (``jax.grad``, ``jax.vjp``) in every input, the state included; the

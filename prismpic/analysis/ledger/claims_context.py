@@ -12,6 +12,7 @@ import functools
 import math
 
 from prismpic.analysis.ledger.assumptions import assumption
+from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 
 PROCESS_NAMES = ("film_thickness", "etch_depth", "sidewall_angle_deg", "width_bias", "gap_bias")
 RING_NAMES = (*PROCESS_NAMES, "loss_db_per_cm", "bend_loss_scale")
@@ -164,7 +165,7 @@ def modeled_responsivity() -> float:
     return float(detectors.responsivity_a_per_w(1.55)) / float(detectors.absorption_efficiency(1.55))
 
 
-def snr_db(power_dbm: float, noise_pa_per_rthz: float, responsivity: float = 0.95, bandwidth_hz: float = 1e9) -> float:
+def snr_db(power_dbm: float, noise_pa_per_rthz: float, responsivity: float = RESPONSIVITY_A_PER_W, bandwidth_hz: float = 1e9) -> float:
     """SNR (dB) of the balanced pair at ``power_dbm`` with a receiver of input noise density (pA/√Hz)."""
     from prismpic.analysis.system.noise import Photodiode, Receiver, noise_budget
 

@@ -14,6 +14,7 @@ import numpy as np
 from prismpic.analysis.ledger import claims_context as cc
 from prismpic.analysis.ledger.claims import claim
 from prismpic.analysis.ledger.verdicts import Judge
+from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 
 RING = cc.RING_NAMES
 C_BAND_NM = (1530.0, 1565.0)
@@ -260,7 +261,7 @@ def _simulated_snr_reason(ctx: dict, m: float, p: dict) -> str:
             f"(balanced: the pair keeps R(P_drop − P_thr)·δ) and {p['receiver_noise_pa_per_rthz']:g} pA/√Hz at the TIA "
             f"({r.tia_bandwidth_ghz:.2g} GHz, noise bandwidth {enbw:.2f} GHz measured on the waveform); {m:.1f} ± "
             f"{r.relative_uncertainty_db:.1f} dB over {r.n_samples} samples; the full scale is the detectors' "
-            f"responsivity ({r.full_scale_a * 1e6:.1f} µA at 25.7 µW), not 0.95 A/W")
+            f"responsivity ({r.full_scale_a * 1e6:.1f} µA at 25.7 µW), not {RESPONSIVITY_A_PER_W:g} A/W")
 
 
 @claim("S1-13")

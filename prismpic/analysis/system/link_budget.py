@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from prismpic.checks import check_power_of_two, check_range
+from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 
 SEED_STAGES = (  # S1-12, d = 32, N = 256
     ("fiber–chip coupling", 2.0),
@@ -74,7 +75,7 @@ def _snr(received_dbm: float, bandwidth_hz: float, responsivity: float, noise_kw
 def seed_link_budget(bandwidth_hz: float = 1e9, noise: dict | None = None) -> LinkBudget:
     """The seed's S1-12 stage values through the same arithmetic and noise model."""
     rx_dbm = SEED_LASER_DBM - sum(v for _, v in SEED_STAGES)
-    snr, terms = _snr(rx_dbm, bandwidth_hz, 0.95, noise or {})
+    snr, terms = _snr(rx_dbm, bandwidth_hz, RESPONSIVITY_A_PER_W, noise or {})
     return LinkBudget(SEED_LASER_DBM, list(SEED_STAGES), bandwidth_hz, snr, terms, ["stage values typed from S1-12"])
 
 

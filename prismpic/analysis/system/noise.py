@@ -49,6 +49,7 @@ import numpy as np
 from scipy import constants, optimize
 
 from prismpic.checks import check_nonnegative, check_positive, check_range
+from prismpic.components.detector_figures import DARK_CURRENT_A, RESPONSIVITY_A_PER_W
 
 Q_E = constants.e  # elementary charge, C
 K_B = constants.k  # Boltzmann constant, J/K
@@ -72,15 +73,15 @@ class Photodiode:
     """One photodiode of the balanced pair.
 
     Args:
-        responsivity_a_per_w: A/W. Default 0.95 A/W, Ge-on-Si, Shi et al., Photonics Res.
-            12, 1 (2024).
+        responsivity_a_per_w: A/W. Default: the reference Ge-on-Si detector's 0.95 A/W
+            (``detector_figures``; Shi et al., Photonics Res. 12, 1 (2024)).
         dark_current_a: A. Default 1.3 nA, same source.
         nep_w_per_rthz: noise-equivalent power in W/√Hz, or None for no NEP term (seed
             S1-14 uses 10 pW/√Hz).
     """
 
-    responsivity_a_per_w: float = 0.95
-    dark_current_a: float = 1.3e-9
+    responsivity_a_per_w: float = RESPONSIVITY_A_PER_W
+    dark_current_a: float = DARK_CURRENT_A
     nep_w_per_rthz: float | None = None
 
     def __post_init__(self):
