@@ -78,10 +78,9 @@ _RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "
 
 
 def check_ring_domain(channels_um, radii, ring: dict) -> None:
-    """The ring model's own checks (wavelength domain, geometry, parameters), eagerly, at the extreme channels and
-    radii: a ValueError naming the parameter before a compiled bank computation (which cannot raise) runs.
-
-    Scalar calls: the eager ops most callers have already compiled. Traced inputs are not checked (as the models).
+    """The ring model's checks (wavelength domain, geometry, parameters: ``ring_physics.check_ring_inputs``) at the
+    extreme channels and radii: a ValueError naming the parameter before a compiled bank computation (which cannot
+    raise) runs. Traced inputs are not checked (as the models).
     """
     ch = check_array_1d("channels_um", channels_um, unit="µm")
     r = concrete(radii)
@@ -92,7 +91,7 @@ def check_ring_domain(channels_um, radii, ring: dict) -> None:
     try:
         for end in (ch.min(), ch.max()):
             for radius in {float(r.min()), float(r.max())}:
-                rings.ring_add_drop_model(wl=float(end), radius=radius, **p)
+                ring_physics.check_ring_inputs(float(end), rings.ring_params("add_drop", {**p, "radius": radius}))
     except ValueError as e:
         raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
 
@@ -437,10 +436,10 @@ def check_bank_inputs(wl, radii, voltages, delta_t_k, ring: dict) -> None:
     check_range("wl", w, -math.inf, math.inf, unit="µm", lo_open=True, hi_open=True)
     check_range("radii", r, RULES.min_bend_radius, 500.0, unit="µm")
     check_range("delta_t_k", t, -math.inf, math.inf, unit="K", lo_open=True, hi_open=True)
-    with eager_while_tracing():  # concrete even when the caller is being traced
-        for radius in {float(r.min()), float(r.max())}:
-            for dt in {float(t.min()), float(t.max())}:
-                rings.ring_add_drop_model(wl=np.array([w.min(), w.max()]), radius=radius, delta_t_k=dt, **ring)
+    for radius in {float(r.min()), float(r.max())}:
+        for dt in {float(t.min()), float(t.max())}:
+            p = rings.ring_params("add_drop", {**ring, "radius": radius, "delta_t_k": dt})
+            ring_physics.check_ring_inputs(np.array([w.min(), w.max()]), p)
 
 
 def unchecked_bank_fields(wl, radii, voltages, delta_t_k, ring_spacing, ring):

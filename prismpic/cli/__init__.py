@@ -26,7 +26,13 @@ __all__ = ["app", "main"]
 
 def main() -> None:  # pragma: no cover
     """The console script. After a signal (exit code 128 + N) the command has already removed its temporaries:
-    the process ends at once instead of spending seconds in the interpreter's teardown (JAX's backends)."""
+    the process ends at once instead of spending seconds in the interpreter's teardown (JAX's backends).
+
+    The command owns its process, so it asks Equinox (under diffrax) for NaN instead of a host callback where a
+    traced input check fails (``EQX_ON_ERROR``, read when Equinox is imported; a value the user set stands): JAX's
+    persistent cache refuses programs with host callbacks, so the SOA chain would otherwise compile in every run.
+    prismpic checks those results for NaN and names the cause."""
+    os.environ.setdefault("EQX_ON_ERROR", "nan")
     try:
         app()
     except SystemExit as e:

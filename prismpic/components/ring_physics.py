@@ -437,6 +437,39 @@ def check_plate_height(electrode_height, cladding=CLADDING) -> None:
                          f"cladding to stand on; cladding = {cladding!r} (give None: tuning plates on the slab)")
 
 
+def check_ring_inputs(wl, p: dict) -> None:
+    """ValueError for whatever the ring models (``rings.ring_add_drop_model``, ``ring_all_pass_model``) refuse at
+    these concrete values, in the order they meet it, without evaluating their physics: what callers run before
+    compiled ring code, which cannot raise. ``wl`` (µm) scalar or array; ``p`` every model argument
+    (``rings.ring_params``; ``gap_drop`` None for an all-pass ring). Traced values are skipped, as in the models.
+
+    The models' own checks are the reference: a test holds the two to the same parameter over random inputs.
+    """
+    check_ring_geometry(p["radius"], p["width"], p["gap"], p["gap_drop"], p["bus_length"], p["electrode_gap"],
+                        p["electrode_coverage"], p["electrode_width"])
+    check_ring_physics(p["loss_db_per_cm"], p["coupler_loss_db"], p["voltage_v"], p["delta_t_k"], p["film_thickness"],
+                       p["etch_depth"], p["sidewall_angle_deg"], p["cladding"], p["dneff"], p["dng"],
+                       p["electrode_height"])
+    vals = [concrete(p[k]) for k in ("radius", "width", "film_thickness", "etch_depth", "sidewall_angle_deg")]
+    w = concrete(wl)
+    if w is None or any(v is None for v in vals):
+        return
+    radius, width, film, etch, angle = (float(np.asarray(v)) for v in vals)
+    wall = {"sidewall_angle_deg": angle, "cladding": p["cladding"]}
+    w = np.asarray(w, dtype=float)
+    r_out = radius + width / 2  # the local gaps g(z) of the coupler integral, as ``coupling_angle`` takes them
+    z = np.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2) * _ZN
+    g_m = fit_max_gap()
+    for gap in dict.fromkeys(g for g in (p["gap"], p["gap_drop"]) if g is not None):
+        g = concrete(gap)
+        if g is None:
+            continue
+        local = float(np.asarray(g)) + r_out - np.sqrt(r_out**2 - z**2)
+        dispersion.check_coupler_inputs(w[..., None], np.minimum(local, g_m), width, film, etch, **wall)
+    for axis in ("z", "y"):  # the round trip's two crystal directions at the bend radius
+        dispersion.check_mode_inputs(w, width, film, etch, radius, "te", axis, **wall)
+
+
 def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
     """Bus length (µm) when ``bus_length`` is None: the ring's slab band plus a ridge width each side."""
     check_range("radius", radius, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)

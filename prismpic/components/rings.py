@@ -62,6 +62,7 @@ from prismpic.components.ring_physics import (
     bus_transmission,
     check_plate_height,
     check_ring_geometry,
+    check_ring_inputs,
     check_ring_physics,
     coupler_fields,
     coupling_angle,
@@ -421,10 +422,9 @@ def ring_params(kind: str, params: dict) -> dict:
 
 
 def _validated(kind: str, params: dict, wl0) -> dict:
-    """Every model argument of the ring (``ring_params``), checked by the model itself at ``wl0`` (µm)."""
+    """Every model argument of the ring (``ring_params``), checked as the model checks them at ``wl0`` (µm)."""
     p = ring_params(kind, params)
-    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
-    model(wl=wl0, **{k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")})  # validates
+    check_ring_inputs(wl0, p)
     return p
 
 

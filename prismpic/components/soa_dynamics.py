@@ -102,7 +102,8 @@ def simulate_chain(t_s, p_in_w, prm: ChainParams, stages: int, n0=None, max_step
         n0: carrier densities at t_s[0] (m⁻³, (stages,)); None: the steady state for the time-averaged input.
         max_steps: solver step budget (None: 32 per sample).
 
-    Jittable with ``stages`` and ``max_steps`` static; differentiable in every array argument.
+    Jittable with ``stages`` and ``max_steps`` static; differentiable in every array argument. NaN everywhere
+    when the solver fails (``max_steps`` reached): the caller names the cause.
     """
     t_s = jnp.asarray(t_s, dtype=float)
     p_in_w = jnp.asarray(p_in_w, dtype=float)
@@ -122,8 +123,10 @@ def simulate_chain(t_s, p_in_w, prm: ChainParams, stages: int, n0=None, max_step
         saveat=diffrax.SaveAt(ts=tau),
         stepsize_controller=diffrax.ClipStepSizeController(diffrax.PIDController(rtol=RTOL, atol=ATOL), step_ts=tau),
         max_steps=max_steps if max_steps is not None else 32 * int(t_s.shape[0]),
-    )
-    return sol.ys * scale
+        throw=False,  # a failed solve gives NaN (below): diffrax's runtime error is a host callback, which JAX's
+    )  # persistent cache refuses, so the chain would compile again in every process
+    ok = sol.result == diffrax.RESULTS.successful
+    return jnp.where(ok, sol.ys * scale, jnp.nan)
 
 
 def chain_outputs(n_t, p_in_w, prm: ChainParams):

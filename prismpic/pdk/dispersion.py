@@ -457,6 +457,22 @@ def _check_mode(polarization, crystal_axis):
     check_choice("crystal_axis", crystal_axis, ("z", "y"))
 
 
+def check_mode_inputs(wl, width, film_thickness, etch_depth, radius=math.inf, polarization="te", crystal_axis="z",
+                      sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING) -> None:
+    """ValueError unless ``neff`` and ``ng`` accept these values (their checks, without evaluating a fit): what a
+    caller runs before compiled code that cannot raise. Arguments as ``neff``; traced values are skipped."""
+    _check_mode(polarization, crystal_axis)
+    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
+
+
+def check_coupler_inputs(wl, gap, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
+                         cladding=CLADDING) -> None:
+    """ValueError unless ``coupling_per_um`` accepts these values (its checks, without evaluating the fit)."""
+    check_range("gap", gap, *_model().domain["coupler"]["gap"], unit="µm")
+    _check_geometry("coupler", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+
+
 # ----------------------------------------------------------------------------- public model
 
 
@@ -497,9 +513,8 @@ def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf
     Returns:
         n_eff, broadcast over the array arguments.
     """
-    _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
+    check_mode_inputs(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
+                      cladding)
     return _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
                  cladding)
 
@@ -510,9 +525,8 @@ def ng(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, 
 
     Arguments as ``neff``.
     """
-    _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
+    check_mode_inputs(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
+                      cladding)
     wl = jnp.asarray(wl, dtype=float)
 
     def n_of(w):
@@ -553,8 +567,7 @@ def coupling_per_um(wl=1.55, gap=0.25, width=1.4, film_thickness=0.6, etch_depth
     walls the feet of the ridges are closer by 2·etch_depth/tan(angle), so C grows as the walls slope.
     Power transfer over a length L is sin²(C L).
     """
-    check_range("gap", gap, *_model().domain["coupler"]["gap"], unit="µm")
-    _check_geometry("coupler", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    check_coupler_inputs(wl, gap, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
     return jnp.exp(_model().cladding[cladding].coupler(wl, gap, width, film_thickness, etch_depth / film_thickness,
                                                        sidewall_angle_deg))
 

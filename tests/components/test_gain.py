@@ -239,3 +239,40 @@ def test_bad_bias_raises(kwargs, name):
 def test_bad_lifetime_scale_raises():
     with pytest.raises(ValueError, match=r"lifetime_scale = 20 is outside the valid range \[0\.1, 10\]"):
         gain.operating_point(lifetime_scale=20.0)
+
+
+def test_a_chain_solve_that_runs_out_of_steps_is_nan():
+    """A failed carrier solve (step budget spent) gives NaN, not a partial trajectory."""
+    from prismpic.components import soa_dynamics as sd
+
+    prm = sd.chain_params(np.array([1.55]))
+    t = np.linspace(0.0, 1e-9, 201)
+    p = np.where(t > 0.5e-9, 2e-3, 1e-3)[:, None]
+    assert np.isnan(np.asarray(sd.simulate_chain(t, p, prm, 1, max_steps=2))).all()
+    assert np.isfinite(np.asarray(sd.simulate_chain(t, p, prm, 1))).all()
+
+
+def test_in_the_command_line_process_the_chain_compiles_without_host_callbacks():
+    """``prismpic``'s process (``cli.main``) compiles the SOA chain without host callbacks (diffrax's runtime errors
+    are callbacks), so JAX's persistent cache keeps it between runs."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+sys.argv = ["prismpic", "--version"]
+import prismpic.cli as cli
+try:
+    cli.main()
+except SystemExit:
+    pass
+import jax, numpy as np
+from prismpic.components import soa_dynamics as sd
+prm = sd.chain_params(np.array([1.55]))
+t = np.linspace(0.0, 1e-9, 201)
+p = np.where(t > 0.5e-9, 2e-3, 1e-3)[:, None]
+print("callbacks:", jax.jit(sd.simulate_chain, static_argnums=(3,)).lower(t, p, prm, 1).as_text().count("callback"))
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "EQX_ON_ERROR"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert "callbacks: 0" in out.stdout, out.stdout + out.stderr[-2000:]

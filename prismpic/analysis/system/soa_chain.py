@@ -190,6 +190,10 @@ def cross_gain_ripple(
         for k, pdbm in enumerate(powers):
             t, p = modulated_input(1e-3 * 10 ** (pdbm / 10), n_symbols, mod, n_channels, symbol_rate_hz, n_modulated)
             r, q, mean = _ripple(t, p, prm, mask, SKIP_SYMBOLS * SAMPLES_PER_SYMBOL, int(stages))
+            if not np.all(np.isfinite(np.asarray(mean))):
+                raise ValueError(f"the carrier rate equations of the {stages}-stage chain did not converge at "
+                                 f"{pdbm:g} dBm per channel and carrier lifetime {taus[i]:g} ps (step budget spent): "
+                                 "shorten the chain or raise the carrier lifetime")
             rms[i, k], pp[i, k] = np.asarray(r), np.asarray(q)
             mean = np.asarray(mean)[:, probe]
             out_dbm[i, k] = 10 * np.log10(mean / 1e-3)
