@@ -30,7 +30,7 @@ import numpy as np
 
 from prismpic.checks import check_array_1d, check_range, concrete, is_traced
 from prismpic.circuits import bank_state
-from prismpic.components import ring_physics, rings
+from prismpic.components import ring_checks, ring_physics, rings
 from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.sbends import sbend_response
@@ -78,7 +78,7 @@ _RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "
 
 
 def check_ring_domain(channels_um, radii, ring: dict) -> None:
-    """The ring model's checks (wavelength domain, geometry, parameters: ``ring_physics.check_ring_inputs``) at the
+    """The ring model's checks (wavelength domain, geometry, parameters: ``ring_checks.check_ring_inputs``) at the
     extreme channels and radii: a ValueError naming the parameter before a compiled bank computation (which cannot
     raise) runs. Traced inputs are not checked (as the models).
     """
@@ -91,7 +91,7 @@ def check_ring_domain(channels_um, radii, ring: dict) -> None:
     try:
         for end in (ch.min(), ch.max()):
             for radius in {float(r.min()), float(r.max())}:
-                ring_physics.check_ring_inputs(float(end), rings.ring_params("add_drop", {**p, "radius": radius}))
+                ring_checks.check_ring_inputs(float(end), rings.ring_params("add_drop", {**p, "radius": radius}))
     except ValueError as e:
         raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
 
@@ -439,7 +439,7 @@ def check_bank_inputs(wl, radii, voltages, delta_t_k, ring: dict) -> None:
     for radius in {float(r.min()), float(r.max())}:
         for dt in {float(t.min()), float(t.max())}:
             p = rings.ring_params("add_drop", {**ring, "radius": radius, "delta_t_k": dt})
-            ring_physics.check_ring_inputs(np.array([w.min(), w.max()]), p)
+            ring_checks.check_ring_inputs(np.array([w.min(), w.max()]), p)
 
 
 def unchecked_bank_fields(wl, radii, voltages, delta_t_k, ring_spacing, ring):

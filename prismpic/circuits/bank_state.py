@@ -42,7 +42,7 @@ from prismpic.pdk.rules import RULES
 
 BLOCK_ELEMENTS = 2**25  # channel·ring·wavelengths per block: the currents' gradient keeps 64 B of each (2 GiB)
 PREPARE_BLOCK_ELEMENTS = 2**14  # ring·wavelengths per block of ``prepare_bank``: its physics needs ≈ 90 kB of each
-DELTA_T_RANGE_K = (-150.0, 300.0)  # the ring model's temperature range (``ring_physics.check_ring_physics``)
+DELTA_T_RANGE_K = (-150.0, 300.0)  # the ring model's temperature range (``ring_checks.check_ring_physics``)
 
 
 class RingCoefficients(NamedTuple):

@@ -52,6 +52,12 @@ from prismpic.components.model_signature import (
     reciprocal,
 )
 from prismpic.components.registry import Device
+from prismpic.components.ring_checks import (
+    check_plate_height,
+    check_ring_geometry,
+    check_ring_inputs,
+    check_ring_physics,
+)
 from prismpic.components.ring_physics import (
     ELECTRODE_COVERAGE,
     ELECTRODE_GAP,
@@ -60,10 +66,6 @@ from prismpic.components.ring_physics import (
     MAX_GAP,
     add_drop_fields,
     bus_transmission,
-    check_plate_height,
-    check_ring_geometry,
-    check_ring_inputs,
-    check_ring_physics,
     coupler_fields,
     coupling_angle,
     db_to_amplitude,

@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 
 from prismpic.checks import check_range, concrete
-from prismpic.components import ring_physics, rings
+from prismpic.components import ring_checks, ring_physics, rings
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
@@ -89,7 +89,7 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
            electrode_height):
     _check_channels(channels_um)
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
-    ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
+    ring_checks.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
     _check_span(channels_um, radius, width)
     n = len(channels_um)
     radii = _float_radii(channels_um, radius, width)
@@ -259,7 +259,7 @@ def wdm_demux_model(
     """
     _check_channels(channels_um)
     check_range("spacing", spacing, MIN_SPACING, 1e4, unit="µm")
-    ring_physics.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
+    ring_checks.check_ring_geometry(radius, width, gap, None, None, electrode_gap, electrode_coverage, electrode_width)
     _check_span(channels_um, radius, width)
     n = len(channels_um)
     volts = (0.0,) * n if voltages_v is None else tuple(voltages_v)

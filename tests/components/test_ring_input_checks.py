@@ -1,4 +1,4 @@
-"""``ring_physics.check_ring_inputs`` (the ring models' checks without their physics) against the models themselves.
+"""``ring_checks.check_ring_inputs`` (the ring models' checks without their physics) against the models themselves.
 
 The callers that check before compiled ring code (``rings.ring_specs``, the bank's domain checks) now run the
 checks alone instead of the whole model eagerly, so the checks must refuse exactly what the models refuse. The
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import rings
-from prismpic.components.ring_physics import check_ring_inputs
+from prismpic.components.ring_checks import check_ring_inputs
 
 
 def _refusal(call) -> str | None:

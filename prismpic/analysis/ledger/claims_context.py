@@ -17,7 +17,7 @@ from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
 PROCESS_NAMES = ("film_thickness", "etch_depth", "sidewall_angle_deg", "width_bias", "gap_bias")
 RING_NAMES = (*PROCESS_NAMES, "loss_db_per_cm", "bend_loss_scale")
 WAFER = ("film_thickness", "etch_depth", "sidewall_angle_deg")
-MAX_LOSS_DB_PER_CM = 100.0  # the ring model's valid range of loss_db_per_cm (ring_physics.check_ring_physics)
+MAX_LOSS_DB_PER_CM = 100.0  # the ring model's valid range of loss_db_per_cm (ring_checks.check_ring_physics)
 RECALL_SIZES = {"n_blocks": 500, "d": 32, "k": 8, "n_trials": 512, "queries_per_state": 8}  # S1-14's 500 blocks
 
 

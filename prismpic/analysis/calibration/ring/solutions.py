@@ -71,7 +71,7 @@ def fitted_names(kind, regime, fit_loss=True, fit_gap_drop=None, coupling: bool 
 
 def electrode_gap_for(p: dict) -> float:
     """The design's electrode gap, moved into the range the ring model's electrode layout allows for the fitted
-    gaps (``ring_physics.check_ring_geometry``: the floating disk ≥ min_metal_to_ridge from the ring and at least
+    gaps (``ring_checks.check_ring_geometry``: the floating disk ≥ min_metal_to_ridge from the ring and at least
     min_metal_width across). The electrodes follow the drawn gap; the fitted (as-fabricated) one may lie beyond
     it, and the electrode gap sets the Pockels tuning only."""
     r, w = float(p["radius"]), float(p["width"])
