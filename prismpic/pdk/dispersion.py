@@ -49,7 +49,7 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
 
 Under ``jax.jit`` (traced arguments, where no check can raise) the contract is NaN: every
 interpolant returns NaN at a point outside its table (any normalised coordinate beyond
-[−1, 1] by more than ``_DOMAIN_TOL``), so n_eff, n_g, Γ, the coupling and the bend loss, and
+[−1, 1] by more than ``chebyshev.DOMAIN_TOL``), so n_eff, n_g, Γ, the coupling and the bend loss, and
 every model built on them, give NaN there, never a finite extrapolation; gradients at points
 inside stay finite.
 
@@ -73,112 +73,33 @@ from numpy.polynomial import chebyshev as npcheb
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.pdk import tables as _tables
+from prismpic.pdk.chebyshev import (
+    ChebyshevFit,
+    coefficients_from_nodes,
+    filled_nan,
+    hermite_coefficients,
+    node_values,
+    unit_coordinate,
+)
 from prismpic.pdk.stack import CLADDING, CLADDINGS, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.tables import BEND_RADII, lobatto
 
 _KAPPA_MAX = 1.0 / min(BEND_RADII)
 _IM_FLOOR = 2e-6  # Im n_eff below this is within the solver's PML noise
-_DOMAIN_TOL = 1e-6  # normalised coordinates within 1 + this of the tables' edges count as inside (rounding)
 _LOG10E = math.log10(math.e)
 _PAIR_BIAS = 2e-4  # how far the uncoupled TE may lie outside the bend pair's eigenvalues (the bias correction's rest)
 
 
-# ----------------------------------------------------------------------------- fitting (NumPy, at import)
-
-
-def _bounds(name, lo, hi):
-    return (1.0 / hi, 1.0 / lo) if name == "width" else (lo, hi)
-
-
-def _unit_np(name, lo, hi, x):
-    a, b = _bounds(name, lo, hi)
-    v = 1.0 / np.asarray(x, float) if name == "width" else np.asarray(x, float)
-    return 2 * (v - a) / (b - a) - 1 if b > a else np.zeros_like(v)
-
-
-def _interp_matrix(n):
-    """Inverse Vandermonde: Chebyshev coefficients from values at n Lobatto nodes."""
-    return np.linalg.inv(npcheb.chebvander(lobatto(n), n - 1))
-
-
-def _to_coeffs(values, axes):
-    """Chebyshev coefficients of a tensor of node values along the given axes."""
-    c = values
-    for ax in axes:
-        c = np.moveaxis(np.tensordot(_interp_matrix(c.shape[ax]), c, axes=(1, ax)), 0, ax)
-    return c
-
-
-def _hermite_wl(values, derivs, lo, hi):
-    """Coefficients (along axis 0) of the degree-2n−1 polynomial in u(λ) matching values and dλ-slopes."""
-    n = values.shape[0]
-    u = lobatto(n)
-    v = npcheb.chebvander(u, 2 * n - 1)
-    dv = np.stack([npcheb.chebval(u, npcheb.chebder(np.eye(2 * n)[j])) for j in range(2 * n)], axis=1)
-    m = np.concatenate([v, dv * 2.0 / (hi - lo)])  # d/dλ = (2/(hi − lo)) d/du
-    rhs = np.concatenate([values, derivs]).reshape(2 * n, -1)
-    return np.linalg.solve(m, rhs).reshape(2 * n, *values.shape[1:])
-
-
-def _fill_nan(a):
-    """Replace NaN nodes by the mean of the valid ones (only where a solve found no guided mode)."""
-    a = np.array(a, float)
-    bad = ~np.isfinite(a)
-    if bad.any():
-        a[bad] = np.nanmean(a) if np.isfinite(a).any() else 0.0
-    return a
-
-
-class _Fit:
-    """A tensor-product Chebyshev interpolant, evaluated in jnp."""
-
-    def __init__(self, grid: dict, coeffs: np.ndarray, extra: tuple = ()):
-        axes = [(k, *v[:2]) for k, v in grid.items()] + list(extra)
-        # (name, a, b) per axis, the interval mapped onto [−1, 1]; hashable, a static jit argument
-        self.axes = tuple((name, *map(float, _bounds(name, lo, hi))) for name, lo, hi in axes)
-        self.c = jnp.asarray(coeffs)
-
-    def __call__(self, *xs):
-        return _evaluate(self.c, tuple(jnp.asarray(x, dtype=float) for x in xs), self.axes)
-
-
-@functools.partial(jax.jit, static_argnames=("axes",))
-def _evaluate(c, xs, axes):
-    """Σ c_{ij..} T_i(u_1) T_j(u_2) … at the points ``xs`` (broadcast); jitted, as eager calls
-    of the recurrences cost ~0.1 s each."""
-    us = []
-    for (name, a, b), x in zip(axes, xs, strict=True):
-        v = 1.0 / x if name == "width" else x
-        # a one-node axis (a table of one wall angle) holds only its node: elsewhere outside (NaN)
-        us.append(2 * (v - a) / (b - a) - 1 if b > a else jnp.where(v == a, 0.0, jnp.inf))
-    shape = jnp.broadcast_shapes(*(u.shape for u in us))
-    us = [jnp.broadcast_to(u, shape).ravel() for u in us]
-    # the jit contract (module docstring): NaN outside the tables; the basis is evaluated at the clipped
-    # point so that its value and derivative stay finite (a masked branch then back-propagates zeros). The clip
-    # passes the derivative straight through: a point on an edge (λ = 1.45 µm rounds to u = −1 − 1e-16) keeps
-    # its slope (a plain clip gave it none: n_g = 2.106 instead of 2.265 at the default ridge)
-    inside = jnp.all(jnp.stack([jnp.abs(u) <= 1.0 + _DOMAIN_TOL for u in us]), axis=0)
-    bases = [_basis(u + jax.lax.stop_gradient(jnp.clip(u, -1.0, 1.0) - u), n) for u, n in zip(us, c.shape, strict=True)]
-    letters = "abcdefg"[: len(us)]
-    expr = letters + "," + ",".join("m" + ch for ch in letters) + "->m"
-    return jnp.where(inside, jnp.einsum(expr, c, *bases), jnp.nan).reshape(shape)
-
-
-def _basis(u, n):
-    """T_0..T_{n−1}(u), stacked on the last axis (recurrence: smooth, differentiable)."""
-    t = [jnp.ones_like(u), u]
-    for _ in range(2, n):
-        t.append(2 * u * t[-1] - t[-2])
-    return jnp.stack(t[:n], axis=-1)
+# ----------------------------------------------------------------------------- fits of the tables
 
 
 def _straight_fit(t, name, axis, quantity, hermite):
     g = t.grids[name]
-    vals = _fill_nan(t.arrays[f"{name}_{axis}_{quantity}"])
+    vals = filled_nan(t.arrays[f"{name}_{axis}_{quantity}"])
     if hermite:  # λ axis: values and exact slopes → 2n Chebyshev coefficients
-        c = _hermite_wl(vals, _fill_nan(t.arrays[f"{name}_{axis}_dneff_dwl"]), *g["wl"][:2])
-        return _Fit(g, _to_coeffs(c, range(1, c.ndim)))
-    return _Fit(g, _to_coeffs(vals, range(vals.ndim)))
+        c = hermite_coefficients(vals, filled_nan(t.arrays[f"{name}_{axis}_dneff_dwl"]), *g["wl"][:2])
+        return ChebyshevFit(g, coefficients_from_nodes(c, range(1, c.ndim)))
+    return ChebyshevFit(g, coefficients_from_nodes(vals, range(vals.ndim)))
 
 
 def _kappa_fit(g, values, derivs):
@@ -186,9 +107,9 @@ def _kappa_fit(g, values, derivs):
     λ-derivatives: a quadratic in κ through the three radii, cubic Hermite in λ (NaN nodes filled)."""
     kap = 1.0 / np.asarray(BEND_RADII)
     vk = np.linalg.inv(npcheb.chebvander(2 * kap / _KAPPA_MAX - 1, len(kap) - 1))  # values → coefficients in κ
-    ck, dck = (np.einsum("jk,...k->...j", vk, _fill_nan(x)) for x in (values, derivs))
-    c = _hermite_wl(ck, dck, *g["wl"][:2])
-    return _Fit(g, _to_coeffs(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),))
+    ck, dck = (np.einsum("jk,...k->...j", vk, filled_nan(x)) for x in (values, derivs))
+    c = hermite_coefficients(ck, dck, *g["wl"][:2])
+    return ChebyshevFit(g, coefficients_from_nodes(c, range(1, len(g))), (("kappa", 0.0, _KAPPA_MAX),))
 
 
 def _bend_fits(t, axis):
@@ -216,7 +137,7 @@ def _bend_fits(t, axis):
         else:
             b, a = -0.3, math.log(_IM_FLOOR / 20) + 0.3 * 10.0
         l10[idx], slope[idx] = a + b * 10.0, b
-    loss = (_Fit(g, _to_coeffs(l10, range(len(g)))), _Fit(g, _to_coeffs(slope, range(len(g)))))
+    loss = (ChebyshevFit(g, coefficients_from_nodes(l10, range(len(g)))), ChebyshevFit(g, coefficients_from_nodes(slope, range(len(g)))))
     return shift, loss, rmin
 
 
@@ -224,18 +145,12 @@ def _coupler_fit(t):
     g = t.grids["coupler"]
     ne, no = t.arrays["coupler_neven"], t.arrays["coupler_nodd"]
     dne, dno = t.arrays["coupler_dneven_dwl"], t.arrays["coupler_dnodd_dwl"]
-    wl = _node_values("wl", *g["wl"]).reshape(-1, *([1] * (ne.ndim - 1)))
+    wl = node_values("wl", *g["wl"]).reshape(-1, *([1] * (ne.ndim - 1)))
     dn = np.clip(ne - no, 1e-9, None)
     lnc = np.log(np.pi * dn / wl)
     dlnc = (dne - dno) / dn - 1.0 / wl
-    c = _hermite_wl(_fill_nan(lnc), _fill_nan(dlnc), *g["wl"][:2])
-    return _Fit(g, _to_coeffs(c, range(1, c.ndim)))
-
-
-def _node_values(name, lo, hi, n):
-    a, b = _bounds(name, lo, hi)
-    v = a + (lobatto(n) + 1) * 0.5 * (b - a)
-    return 1.0 / v if name == "width" else v
+    c = hermite_coefficients(filled_nan(lnc), filled_nan(dlnc), *g["wl"][:2])
+    return ChebyshevFit(g, coefficients_from_nodes(c, range(1, c.ndim)))
 
 
 def _model():
@@ -273,7 +188,7 @@ def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
         return {}
     if any(tuple(v[:2]) != tuple(meta["grids"]["tm"][k][:2]) for k, v in g.items()):
         raise ValueError(f"the TM0/TE1 table spans {g}, not the TM table's ranges {meta['grids']['tm']}")
-    return {axis: tuple(_Fit(g, _to_coeffs(_fill_nan(t.arrays[f"tm2_{axis}_{q}"]), range(len(g))))
+    return {axis: tuple(ChebyshevFit(g, coefficients_from_nodes(filled_nan(t.arrays[f"tm2_{axis}_{q}"]), range(len(g))))
                         for q in ("trace", "detuning", "coupling")) for axis in axes}
 
 
@@ -309,14 +224,14 @@ def _bend_pair_fits(meta: dict, t: SimpleNamespace) -> dict:
         # the decoupled solve also moves TE0 itself (its E_y sees the changed ε_yy): the uncoupled TE of the bend is
         # the decoupled one plus that bias, taken from the straight ridge (up to 4.9e-4 under SiO2, 8.5e-4 under air)
         bias, dbias = (t.arrays[f"bendpair_{axis}_{q}"][..., None] for q in ("bias", "dbias_dwl"))
-        raw[4], raw[5] = raw[4] + _fill_nan(bias), raw[5] + _fill_nan(dbias)
+        raw[4], raw[5] = raw[4] + filled_nan(bias), raw[5] + filled_nan(dbias)
         d, dd, g2, dg2 = bend_pair_elements(*raw)
         # the 30 nm solves put TM0 ≈ 1e-3 high, which moves the crossing: the detuning takes the straight ridge's
         # mesh correction (``tables.PAIR_MESH_STEPS``); beyond 3e-3 a label changed between the steps (TM0/TE1)
         mesh, dmesh = (t.arrays[f"bendpair_{axis}_{q}"] for q in ("mesh", "dmesh_dwl"))
         bad = ~(np.abs(mesh) <= 3e-3)
-        d = d + _fill_nan(np.where(bad, np.nan, mesh))[..., None]
-        dd = dd + _fill_nan(np.where(bad, np.nan, dmesh))[..., None]
+        d = d + filled_nan(np.where(bad, np.nan, mesh))[..., None]
+        dd = dd + filled_nan(np.where(bad, np.nan, dmesh))[..., None]
         # a node is the pair only if the uncoupled TE lies between the two eigenvalues (to within what the bias
         # correction leaves); where not (2.0 µm ridges of ≥ 0.74 µm film at R = 10 µm, where the search misses
         # TE0's partner), each element takes its value at the nearest radius
@@ -448,7 +363,7 @@ def _rmin(axis, cladding, wl, w, t, f, angle):
     lr = np.where(np.isfinite(rmin), np.log(np.where(np.isfinite(rmin), rmin, 1.0)), 50.0)
     lr = lr.reshape([n for n, k in zip(lr.shape, keep, strict=True) if k])
     interp = RegularGridInterpolator(pts, lr)
-    us = [_unit_np(k, *v[:2], x) for (k, v), x, kp in zip(g.items(), (wl, w, t, f, angle), keep, strict=True) if kp]
+    us = [unit_coordinate(k, *v[:2], x) for (k, v), x, kp in zip(g.items(), (wl, w, t, f, angle), keep, strict=True) if kp]
     return np.exp(interp(np.clip(np.stack(us, axis=-1), -1, 1)))
 
 
