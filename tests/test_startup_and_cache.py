@@ -44,6 +44,24 @@ def test_ring_specs_and_the_ledger_context_do_not_import_sax():
     assert out.split() == ["True", "[]"]
 
 
+def test_models_and_the_time_domain_do_not_import_gdsfactory():
+    """Cells are decorated lazily (``lazy_imports.gf_cell``) and ``LAYER``/the cross-sections are made at first use,
+    so evaluating models, a ring's specs and a weight update in time leaves gdsfactory (with kfactory, KLayout,
+    matplotlib, trimesh) unimported (≈ 1.8 CPU-s); building a cell afterwards imports it and draws on the layers."""
+    out = run_python("import sys\nfrom prismpic.components import rings, waveguides\n"
+                     "from prismpic.analysis.transient import analyses\n"
+                     "rings.ring_add_drop_model(wl=1.55)\nwaveguides.bend_euler_model(wl=1.55, radius=20.0)\n"
+                     "rings.ring_specs(1.55, 'add_drop')\nanalyses.weight_update_settling()\n"
+                     "print('MODULES', [m for m in ('gdsfactory', 'kfactory', 'klayout') if m in sys.modules])\n"
+                     "c = rings.ring_add_drop()\nfrom prismpic.pdk.layers import LAYER\n"
+                     "print('CELL', 'gdsfactory' in sys.modules, sorted(c.ports.keys()) if hasattr(c.ports, 'keys') "
+                     "else sorted(p.name for p in c.ports), (1, 0) in [tuple(l) for l in c.layers] or "
+                     "LAYER.LN_RIDGE in c.layers)")
+    lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in out.splitlines() if " " in line}
+    assert lines["MODULES"] == "[]"
+    assert lines["CELL"].startswith("True") and lines["CELL"].endswith("True")
+
+
 def test_importing_prismpic_enables_float64_without_importing_jax():
     out = run_python("import sys, prismpic\nprint('jax' in sys.modules)\nimport jax.numpy as jnp\n"
                      "print(jnp.asarray(1.0).dtype, jnp.asarray(1).dtype)")

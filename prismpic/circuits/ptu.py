@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 from functools import cache
 
-import gdsfactory as gf
 import numpy as np
 
 from prismpic.checks import check_layout_length, check_range, gds_limit_um
@@ -42,9 +41,10 @@ from prismpic.components.detectors import photodetector_core
 from prismpic.components.gain import soa
 from prismpic.components.model_signature import CELL, cell_defaults, model_of
 from prismpic.components.waveguides import straight
+from prismpic.lazy_imports import gf, gf_cell
+from prismpic.pdk import layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 
 DESIGN_WL = 1.55  # µm, wavelength at which tap ratios and weights are set
@@ -74,7 +74,7 @@ def _detector_length(with_detectors: bool, ge_length: float, cross_section: str)
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def ptu(
     rows: int = 128,
     cols: int = 128,
@@ -262,7 +262,7 @@ def _cap(c: gf.Component, port, width: float, beyond: float = 3.0) -> None:
     x, y = port.dcenter
     sign = -1.0 if port.orientation == 180 else 1.0
     h = width / 2 + beyond
-    c.add_polygon([(x, y - h), (x + sign * beyond, y - h), (x + sign * beyond, y + h), (x, y + h)], layer=LAYER.LN_SLAB)
+    c.add_polygon([(x, y - h), (x + sign * beyond, y - h), (x + sign * beyond, y + h), (x, y + h)], layer=layers.LAYER.LN_SLAB)
 
 
 def _check_row_pitch(row_pitch, dy, coupler, cell, amp, det):

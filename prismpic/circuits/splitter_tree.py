@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 
 from prismpic.checks import GDS_DBU_UM, check_layout_length, check_power_of_two, check_range, gds_limit_um
@@ -19,6 +18,7 @@ from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.sbends import MAX_OFFSET
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.lazy_imports import gf, gf_cell
 from prismpic.pdk.activation import platform_cell
 
 MAX_OUTPUTS = 1024
@@ -52,7 +52,7 @@ def _check(n_outputs, pitch, bend_radius, output_separation):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def splitter_tree(
     n_outputs: int = 8,
     pitch: float = 127.0,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
 
@@ -34,7 +33,7 @@ from prismpic.components.sbends import (
 )
 from prismpic.components.units import db_to_amplitude, db_to_power
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
-from prismpic.lazy_imports import sax
+from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
@@ -91,7 +90,7 @@ def _check_y_splitter(length, output_separation, taper_length, tip_gap, width):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def y_splitter(
     length: float = 30.0,
     output_separation: float = 5.0,
@@ -218,7 +217,7 @@ def _check_dc(gap, length, dy, bend_length, width):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: float, cross_section: str) -> gf.Component:
     """Upper arm of a directional coupler: S-bend in, straight at gap/2 + width/2, S-bend out."""
     xs = get_cross_section(cross_section, width=width)
@@ -231,7 +230,7 @@ def _dc_arm(gap: float, length: float, dy: float, bend_length: float, width: flo
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def directional_coupler(
     gap: float = 0.3,
     length: float = 50.0,

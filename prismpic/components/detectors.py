@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 from scipy.constants import c as C_LIGHT  # m/s
 from scipy.constants import e as Q_E  # C
@@ -34,11 +33,10 @@ from prismpic.checks import check_layout_length, check_nonnegative, check_positi
 from prismpic.components.model_signature import CELL, FloatArrayLike, FloatLike, model_of
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
-from prismpic.lazy_imports import sax
-from prismpic.pdk import materials
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import BOX_THICKNESS
 
@@ -75,7 +73,7 @@ def _check_pd(ge_length, ge_width, ge_thickness, intrinsic_width, contact_gap, c
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def photodetector_core(
     ge_length: float = 12.0,
     ge_width: float = 6.0,
@@ -105,15 +103,15 @@ def photodetector_core(
     wg = c.add_ref(straight(length=total, width=width, cross_section=cross_section))
     slab_h = width / 2 + SLAB_MARGIN
     c.add_polygon([(total, -slab_h), (total + 2 * RULES.min_slab_enclosure, -slab_h),
-                   (total + 2 * RULES.min_slab_enclosure, slab_h), (total, slab_h)], layer=LAYER.LN_SLAB)
+                   (total + 2 * RULES.min_slab_enclosure, slab_h), (total, slab_h)], layer=layers.LAYER.LN_SLAB)
     x0, hg = input_length, ge_width / 2
-    c.add_polygon([(x0, -hg), (total, -hg), (total, hg), (x0, hg)], layer=LAYER.GE)
+    c.add_polygon([(x0, -hg), (total, -hg), (total, hg), (x0, hg)], layer=layers.LAYER.GE)
     y_in = width / 2 + contact_gap
     for name, sign in (("e1", -1), ("e2", 1)):
         ya, yb = sign * y_in, sign * (y_in + contact_width)
-        c.add_polygon([(x0, ya), (total, ya), (total, yb), (x0, yb)], layer=LAYER.ELECTRODE)
+        c.add_polygon([(x0, ya), (total, ya), (total, yb), (x0, yb)], layer=layers.LAYER.ELECTRODE)
         c.add_port(name, center=(x0 + ge_length / 2, yb), width=ge_length, orientation=90 if sign > 0 else 270,
-                   layer=LAYER.ELECTRODE, port_type="electrical")
+                   layer=layers.LAYER.ELECTRODE, port_type="electrical")
     c.add_port("o1", port=wg.ports["o1"])
     return c
 
@@ -121,10 +119,10 @@ def photodetector_core(
 def _pad(c: gf.Component, x0: float, y0: float, size: float, name: str, orientation: float) -> None:
     """Square pad (ELECTRODE + PAD opening) with lower-left corner (x0, y0) and an electrical port."""
     pts = [(x0, y0), (x0 + size, y0), (x0 + size, y0 + size), (x0, y0 + size)]
-    c.add_polygon(pts, layer=LAYER.ELECTRODE)
-    c.add_polygon(pts, layer=LAYER.PAD)
+    c.add_polygon(pts, layer=layers.LAYER.ELECTRODE)
+    c.add_polygon(pts, layer=layers.LAYER.PAD)
     center = {90: (x0 + size / 2, y0 + size), 270: (x0 + size / 2, y0), 0: (x0 + size, y0 + size / 2)}[orientation]
-    c.add_port(name, center=center, width=size, orientation=orientation, layer=LAYER.ELECTRODE,
+    c.add_port(name, center=center, width=size, orientation=orientation, layer=layers.LAYER.ELECTRODE,
                port_type="electrical")
 
 
@@ -133,7 +131,7 @@ def _rect(c: gf.Component, x0, y0, x1, y1, layer) -> None:
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def photodetector(
     ge_length: float = 12.0,
     ge_width: float = 6.0,
@@ -182,7 +180,7 @@ def photodetector(
     xp = max(0.0, xc - pad_size / 2)
     y_out = width / 2 + contact_gap + contact_width
     for name, sign in (("e1", -1), ("e2", 1)):
-        _rect(c, xc - lead / 2, sign * y_out, xc + lead / 2, sign * (y_out + lead_length), LAYER.ELECTRODE)
+        _rect(c, xc - lead / 2, sign * y_out, xc + lead / 2, sign * (y_out + lead_length), layers.LAYER.ELECTRODE)
         y0 = y_out + lead_length if sign > 0 else -(y_out + lead_length + pad_size)
         _pad(c, xp, y0, pad_size, name, 90 if sign > 0 else 270)
     c.add_port("o1", port=core.ports["o1"])
@@ -191,7 +189,7 @@ def photodetector(
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def balanced_photodetector(
     ge_length: float = 12.0,
     ge_width: float = 6.0,
@@ -244,14 +242,14 @@ def balanced_photodetector(
     xp = max(0.0, xc - pad_size / 2)
     y_out = width / 2 + contact_gap + contact_width
     # outer contacts → south and north pads
-    _rect(c, xc - lead / 2, -y_out, xc + lead / 2, -(y_out + lead_length), LAYER.ELECTRODE)
+    _rect(c, xc - lead / 2, -y_out, xc + lead / 2, -(y_out + lead_length), layers.LAYER.ELECTRODE)
     _pad(c, xp, -(y_out + lead_length + pad_size), pad_size, "e1", 270)
-    _rect(c, xc - lead / 2, pitch + y_out, xc + lead / 2, pitch + y_out + lead_length, LAYER.ELECTRODE)
+    _rect(c, xc - lead / 2, pitch + y_out, xc + lead / 2, pitch + y_out + lead_length, layers.LAYER.ELECTRODE)
     _pad(c, xp, pitch + y_out + lead_length, pad_size, "e3", 90)
     # shared middle contact → east pad
     ym0, ym1 = width / 2 + contact_gap, pitch - width / 2 - contact_gap
     xe = max(total + lead_length, xp + pad_size + pad_space)
-    _rect(c, total, ym0, xe, ym1, LAYER.ELECTRODE)
+    _rect(c, total, ym0, xe, ym1, layers.LAYER.ELECTRODE)
     _pad(c, xe, pitch / 2 - pad_size / 2, pad_size, "e2", 0)
     c.add_port("o1", port=lower.ports["o1"])
     c.add_port("o2", port=upper.ports["o1"])

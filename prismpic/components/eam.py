@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 from scipy.constants import epsilon_0
@@ -23,11 +22,10 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -53,7 +51,7 @@ def _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def eam(
     absorber_length: float = 100.0,
     mesa_width: float = 4.0,
@@ -94,16 +92,16 @@ def eam(
     h, tip = mesa_width / 2, width / 4
     x1, x2 = taper_length, taper_length + absorber_length
     outline = [(0, -tip), (x1, -h), (x2, -h), (total, -tip), (total, tip), (x2, h), (x1, h), (0, tip)]
-    c.add_polygon(outline, layer=LAYER.SOA)
+    c.add_polygon(outline, layer=layers.LAYER.SOA)
     for sign in (1, -1):
         y0, y1 = sign * h, sign * (h + electrode_width)
-        c.add_polygon([(x1, y0), (x2, y0), (x2, y1), (x1, y1)], layer=LAYER.ELECTRODE)
+        c.add_polygon([(x1, y0), (x2, y0), (x2, y1), (x1, y1)], layer=layers.LAYER.ELECTRODE)
     c.add_port("o1", port=ridge.ports["o1"])
     c.add_port("o2", port=ridge.ports["o2"])
     for name, sign, orientation in (("e1", 1, 90), ("e2", -1, 270)):
         c.add_port(
             name, center=(total / 2, sign * (h + electrode_width)), width=min(absorber_length, electrode_width),
-            orientation=orientation, layer=LAYER.ELECTRODE, port_type="electrical",
+            orientation=orientation, layer=layers.LAYER.ELECTRODE, port_type="electrical",
         )
     return c
 

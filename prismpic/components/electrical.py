@@ -9,12 +9,11 @@ electrode ports of modulators and rings.
 
 from __future__ import annotations
 
-import gdsfactory as gf
-
 from prismpic.checks import check_layout_length, check_positive, check_range
+from prismpic.lazy_imports import gf, gf_cell
+from prismpic.pdk import layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 
 _SIDES = ((180, (-1, 0)), (90, (0, 1)), (0, (1, 0)), (270, (0, -1)))  # e1 west, e2 north, e3 east, e4 south
@@ -26,7 +25,7 @@ def _check_pad(size, opening_margin):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def pad(size: float = 80.0, opening_margin: float = 5.0) -> gf.Component:
     """Square bond/probe pad: ELECTRODE metal with a PAD (passivation) opening inside.
 
@@ -49,12 +48,12 @@ def pad(size: float = 80.0, opening_margin: float = 5.0) -> gf.Component:
     _check_pad(size, opening_margin)
     c = gf.Component()
     h = size / 2
-    c.add_polygon([(-h, -h), (h, -h), (h, h), (-h, h)], layer=LAYER.ELECTRODE)
+    c.add_polygon([(-h, -h), (h, -h), (h, h), (-h, h)], layer=layers.LAYER.ELECTRODE)
     o = h - opening_margin
-    c.add_polygon([(-o, -o), (o, -o), (o, o), (-o, o)], layer=LAYER.PAD)
+    c.add_polygon([(-o, -o), (o, -o), (o, o), (-o, o)], layer=layers.LAYER.PAD)
     for i, (orientation, (dx, dy)) in enumerate(_SIDES, start=1):
         c.add_port(
-            f"e{i}", center=(dx * h, dy * h), width=size, orientation=orientation, layer=LAYER.ELECTRODE,
+            f"e{i}", center=(dx * h, dy * h), width=size, orientation=orientation, layer=layers.LAYER.ELECTRODE,
             port_type="electrical",
         )
     c.info["size"] = size
@@ -63,7 +62,7 @@ def pad(size: float = 80.0, opening_margin: float = 5.0) -> gf.Component:
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def pad_array(
     columns: int = 4,
     rows: int = 1,
@@ -107,7 +106,7 @@ def pad_array(
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def electrode_trace(length: float = 100.0, width: float = 10.0) -> gf.Component:
     """Straight ELECTRODE line (``xs_metal``).
 
@@ -127,7 +126,7 @@ def electrode_trace(length: float = 100.0, width: float = 10.0) -> gf.Component:
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def heater(
     length: float = 100.0,
     width: float = 3.0,
@@ -158,24 +157,24 @@ def heater(
     check_positive("sheet_resistance_ohm_sq", sheet_resistance_ohm_sq, unit="Ω/□")
     c = gf.Component()
     w = width / 2
-    c.add_polygon([(0, -w), (length, -w), (length, w), (0, w)], layer=LAYER.HEATER)
+    c.add_polygon([(0, -w), (length, -w), (length, w), (0, w)], layer=layers.LAYER.HEATER)
     h = contact_size / 2
     via = max(h - 1.0, RULES.min_metal_width / 2)
     for name, xc, orientation in (("e1", -h, 180), ("e2", length + h, 0)):
         box = [(xc - h, -h), (xc + h, -h), (xc + h, h), (xc - h, h)]
-        c.add_polygon(box, layer=LAYER.ELECTRODE)
-        c.add_polygon(box, layer=LAYER.HEATER)
-        c.add_polygon([(xc - via, -via), (xc + via, -via), (xc + via, via), (xc - via, via)], layer=LAYER.VIA)
+        c.add_polygon(box, layer=layers.LAYER.ELECTRODE)
+        c.add_polygon(box, layer=layers.LAYER.HEATER)
+        c.add_polygon([(xc - via, -via), (xc + via, -via), (xc + via, via), (xc - via, via)], layer=layers.LAYER.VIA)
         c.add_port(
             name, center=(xc + (h if orientation == 0 else -h), 0), width=contact_size, orientation=orientation,
-            layer=LAYER.ELECTRODE, port_type="electrical",
+            layer=layers.LAYER.ELECTRODE, port_type="electrical",
         )
     c.info["resistance_ohm"] = sheet_resistance_ohm_sq * length / width
     return c
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def wire_straight(length: float = 10.0, cross_section: str = "xs_metal", width: float | None = None) -> gf.Component:
     """Straight metal wire, the ``straight`` that gdsfactory's electrical bundle router needs.
 
@@ -190,7 +189,7 @@ def wire_straight(length: float = 10.0, cross_section: str = "xs_metal", width: 
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def wire_corner(cross_section: str = "xs_metal", width: float | None = None, radius: float | None = None) -> gf.Component:
     """Square 90° metal corner (ports e1 west, e2 north), the ``bend`` of electrical bundle routes.
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import math
 
-import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 from scipy.constants import c as C_LIGHT  # m/s
@@ -29,11 +28,10 @@ from prismpic.components import soa_physics as sp
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import straight
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, CLADDINGS, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG, check_film
 
@@ -258,7 +256,7 @@ def _check_soa(gain_length, taper_length, soa_width, tip_width, contact_width, c
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def soa(
     gain_length: float = 1000.0,
     taper_length: float = 100.0,
@@ -271,7 +269,7 @@ def soa(
 ) -> gf.Component:
     """Heterogeneously bonded III-V SOA over a straight TFLN ridge, with III-V tapers.
 
-    The ridge runs through; the III-V (LAYER.SOA) widens from ``tip_width`` to
+    The ridge runs through; the III-V (layers.LAYER.SOA) widens from ``tip_width`` to
     ``soa_width`` over ``taper_length`` at each end (mode transfer into the gain section).
     The contacts (ELECTRODE) lie on the III-V beside the ridge, ``contact_gap`` from its
     edge (the design rules keep metal off the ridge). e1: south contact, e2: north contact.
@@ -301,14 +299,14 @@ def soa(
     wg = c.add_ref(straight(length=total, width=width, cross_section=cross_section))
     x0, x1, x2, x3 = 0.0, taper_length, taper_length + gain_length, total
     h, t = soa_width / 2, tip_width / 2
-    c.add_polygon([(x0, -t), (x1, -h), (x2, -h), (x3, -t), (x3, t), (x2, h), (x1, h), (x0, t)], layer=LAYER.SOA)
+    c.add_polygon([(x0, -t), (x1, -h), (x2, -h), (x3, -t), (x3, t), (x2, h), (x1, h), (x0, t)], layer=layers.LAYER.SOA)
     y_in = width / 2 + contact_gap
     for name, sign in (("e1", -1), ("e2", 1)):
         ya, yb = sign * y_in, sign * (y_in + contact_width)
-        c.add_polygon([(x1, ya), (x2, ya), (x2, yb), (x1, yb)], layer=LAYER.ELECTRODE)
+        c.add_polygon([(x1, ya), (x2, ya), (x2, yb), (x1, yb)], layer=layers.LAYER.ELECTRODE)
         c.add_port(
             name, center=((x1 + x2) / 2, yb), width=gain_length, orientation=90 if sign > 0 else 270,
-            layer=LAYER.ELECTRODE, port_type="electrical",
+            layer=layers.LAYER.ELECTRODE, port_type="electrical",
         )
     c.add_ports(wg.ports)
     c.info["length"] = total

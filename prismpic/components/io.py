@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 
-import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 import jax.scipy.special
@@ -19,11 +18,10 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion, materials
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -150,7 +148,7 @@ def _check_edge(taper_length, tip_width, slab_tip_width, width):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def edge_coupler(
     taper_length: float = 200.0,
     tip_width: float = 0.3,
@@ -177,8 +175,8 @@ def edge_coupler(
     _check_edge(taper_length, tip_width, slab_tip_width, width)
     xs = get_cross_section(cross_section, width=width)
     c = gf.Component()
-    for layer, h0, h1 in ((LAYER.LN_RIDGE, tip_width / 2, width / 2),
-                          (LAYER.LN_SLAB, slab_tip_width / 2, width / 2 + SLAB_MARGIN)):
+    for layer, h0, h1 in ((layers.LAYER.LN_RIDGE, tip_width / 2, width / 2),
+                          (layers.LAYER.LN_SLAB, slab_tip_width / 2, width / 2 + SLAB_MARGIN)):
         c.add_polygon([(0, -h0), (taper_length, -h1), (taper_length, h1), (0, h0)], layer=layer)
     c.add_port("o1", center=(0, 0), width=tip_width, orientation=180, layer=xs.layer, port_type="optical")
     c.add_port("o2", center=(taper_length, 0), width=width, orientation=0, layer=xs.layer, port_type="optical")
@@ -318,7 +316,7 @@ def _check_hcf(length_m, block_size):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def hcf_delay_line(
     length_m: float = 1000.0,
     block_size: float = 100.0,
@@ -348,8 +346,8 @@ def hcf_delay_line(
     xs = get_cross_section(cross_section, width=width)
     c = gf.Component()
     h = block_size / 2
-    c.add_polygon([(0, -h), (block_size, -h), (block_size, h), (0, h)], layer=LAYER.FLOORPLAN)
-    c.add_label(f"HCF {length_m:g} m", position=(h, 0), layer=LAYER.LABEL)
+    c.add_polygon([(0, -h), (block_size, -h), (block_size, h), (0, h)], layer=layers.LAYER.FLOORPLAN)
+    c.add_label(f"HCF {length_m:g} m", position=(h, 0), layer=layers.LAYER.LABEL)
     c.add_port("o1", center=(0, 0), width=width, orientation=180, layer=xs.layer, port_type="optical")
     c.add_port("o2", center=(block_size, 0), width=width, orientation=0, layer=xs.layer, port_type="optical")
     c.info["length_m"] = length_m

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
 
@@ -28,13 +27,12 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.registry import Device
 from prismpic.components.sbends import check_sbend_radius, sbend_length, sbend_points, sbend_response
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion, materials
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.electrodes import DOMAIN, check_electrode_layout
 from prismpic.pdk.electrodes import field_factor as layout_field_factor
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -68,7 +66,7 @@ def check_electrode_clearance(name: str, value, width, hi: float = DOMAIN["elect
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def phase_shifter(
     length: float = 1000.0,
     electrode_gap: float = 5.0,
@@ -108,13 +106,13 @@ def phase_shifter(
     ridge = c << gf.path.straight(length=length).extrude(xs)
     y0, y1 = electrode_gap / 2, electrode_gap / 2 + electrode_width
     for sign in (1, -1):
-        c.add_polygon([(0, sign * y0), (length, sign * y0), (length, sign * y1), (0, sign * y1)], layer=LAYER.ELECTRODE)
+        c.add_polygon([(0, sign * y0), (length, sign * y0), (length, sign * y1), (0, sign * y1)], layer=layers.LAYER.ELECTRODE)
     c.add_port("o1", port=ridge.ports["o1"])
     c.add_port("o2", port=ridge.ports["o2"])
     pw = min(electrode_width, length)
     for name, sign, orientation in (("e1", 1, 90), ("e2", -1, 270)):
         c.add_port(
-            name, center=(length / 2, sign * y1), width=pw, orientation=orientation, layer=LAYER.ELECTRODE,
+            name, center=(length / 2, sign * y1), width=pw, orientation=orientation, layer=layers.LAYER.ELECTRODE,
             port_type="electrical",
         )
     return c
@@ -234,7 +232,7 @@ def _offset(points: np.ndarray, d: float) -> np.ndarray:
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def mzm(
     length: float = 5000.0,
     electrode_gap: float = 5.0,
@@ -306,12 +304,12 @@ def mzm(
     bot.dmirror_y()
     # electrodes at constant gap g/2 from each arm's centreline
     edge = _offset(center, -g / 2)
-    c.add_polygon(np.concatenate([edge, edge[::-1] * (1, -1)]), layer=LAYER.ELECTRODE)
+    c.add_polygon(np.concatenate([edge, edge[::-1] * (1, -1)]), layer=layers.LAYER.ELECTRODE)
     y_out = y_pad + g / 2 + ground_width
     inner = _offset(center, g / 2)
     for sign in (1, -1):
         ground = np.concatenate([inner, [(total, y_out), (0.0, y_out)]]) * (1, sign)
-        c.add_polygon(ground, layer=LAYER.ELECTRODE)
+        c.add_polygon(ground, layer=layers.LAYER.ELECTRODE)
     # PAD openings and electrical ports at the pads
     o = _PAD_MARGIN
     yg = y_pad + g / 2 + ground_width / 2
@@ -322,13 +320,13 @@ def mzm(
         boxes = ((n_bot, -yg, ground_width), (n_sig, 0.0, p), (n_top, yg, ground_width))
         for name, yc, h in boxes:
             lo, hi = yc - h / 2 + o, yc + h / 2 - o
-            c.add_polygon([(x0 + o, lo), (x0 + p - o, lo), (x0 + p - o, hi), (x0 + o, hi)], layer=LAYER.PAD)
+            c.add_polygon([(x0 + o, lo), (x0 + p - o, lo), (x0 + p - o, hi), (x0 + o, hi)], layer=layers.LAYER.PAD)
             # grounds: on the outer metal edge, facing out (routable); signal: the pad, facing along x
             ground = name != n_sig
             center = (xc, math.copysign(y_out, yc)) if ground else (xc, 0.0)
             orientation = (90 if yc > 0 else 270) if ground else (180 if side == 0 else 0)
             c.add_port(
-                name, center=center, width=p - 2 * o, orientation=orientation, layer=LAYER.ELECTRODE,
+                name, center=center, width=p - 2 * o, orientation=orientation, layer=layers.LAYER.ELECTRODE,
                 port_type="electrical",
             )
     c.add_port("o1", port=sp.ports["o1"])

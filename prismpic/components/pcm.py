@@ -35,7 +35,6 @@ from __future__ import annotations
 import functools
 import math
 
-import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 from jax.scipy.special import ndtri
@@ -45,11 +44,10 @@ from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, 
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion, materials
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -200,7 +198,7 @@ def _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, he
 
 # ---------------------------------------------------------------------------- cell
 @platform_cell
-@gf.cell
+@gf_cell
 def pcm_cell(
     length: float = 20.0,
     pcm_width: float = 1.0,
@@ -214,7 +212,7 @@ def pcm_cell(
 ) -> gf.Component:
     """GSST patch centred on a straight ridge, with a heater above it (set/reset by heat pulses).
 
-    The heater (LAYER.HEATER, above the SiO2 cladding) covers the patch plus
+    The heater (layers.LAYER.HEATER, above the SiO2 cladding) covers the patch plus
     ``heater_overlap`` at each end, with leads to e1 (south, west end) and e2 (north,
     east end).
 
@@ -243,16 +241,16 @@ def pcm_cell(
     c = gf.Component()
     wg = c.add_ref(straight(length=length + 2 * margin, width=width, cross_section=cross_section))
     x0, x1 = margin, margin + length
-    c.add_polygon([(x0, -pcm_width / 2), (x1, -pcm_width / 2), (x1, pcm_width / 2), (x0, pcm_width / 2)], layer=LAYER.PCM)
+    c.add_polygon([(x0, -pcm_width / 2), (x1, -pcm_width / 2), (x1, pcm_width / 2), (x0, pcm_width / 2)], layer=layers.LAYER.PCM)
     xa, xb, hw = x0 - heater_overlap, x1 + heater_overlap, heater_width / 2
     c.add_polygon(
         [(xa, -lead_length), (xa + heater_width, -lead_length), (xa + heater_width, -hw), (xb, -hw), (xb, lead_length),
          (xb - heater_width, lead_length), (xb - heater_width, hw), (xa, hw)],
-        layer=LAYER.HEATER,
+        layer=layers.LAYER.HEATER,
     )
-    c.add_port("e1", center=(xa + hw, -lead_length), width=heater_width, orientation=270, layer=LAYER.HEATER,
+    c.add_port("e1", center=(xa + hw, -lead_length), width=heater_width, orientation=270, layer=layers.LAYER.HEATER,
                port_type="electrical")
-    c.add_port("e2", center=(xb - hw, lead_length), width=heater_width, orientation=90, layer=LAYER.HEATER,
+    c.add_port("e2", center=(xb - hw, lead_length), width=heater_width, orientation=90, layer=layers.LAYER.HEATER,
                port_type="electrical")
     c.add_ports(wg.ports)
     c.info["length"] = length + 2 * margin

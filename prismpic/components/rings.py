@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
-import klayout.db as kdb
 import numpy as np
 
 from prismpic.checks import check_choice, check_number, check_range
@@ -75,11 +73,10 @@ from prismpic.components.ring_physics import (
     round_trip_loss_db,
 )
 from prismpic.components.waveguides import straight
-from prismpic.lazy_imports import sax
-from prismpic.pdk import dispersion
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -100,7 +97,7 @@ def _n_vertices(radius: float) -> int:
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Component:
     """Closed ring ridge (LN_RIDGE) with its slab band (LN_SLAB), centred on the origin.
 
@@ -108,8 +105,10 @@ def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Co
         radius: ridge-centre radius (µm).
         width: ridge width (µm).
     """
+    import klayout.db as kdb  # with gdsfactory, which a cell has imported by now
+
     c = gf.Component()
-    for layer, half in ((LAYER.LN_RIDGE, width / 2), (LAYER.LN_SLAB, width / 2 + SLAB_MARGIN)):
+    for layer, half in ((layers.LAYER.LN_RIDGE, width / 2), (layers.LAYER.LN_SLAB, width / 2 + SLAB_MARGIN)):
         r_out, r_in = radius + half, max(radius - half, 0.0)
         poly = kdb.DPolygon([kdb.DPoint(x, y) for x, y in _circle_points(r_out, _n_vertices(r_out))])
         if r_in > 0:
@@ -119,7 +118,7 @@ def ring_shape(radius: float = RING_RADIUS, width: float = RIDGE_WIDTH) -> gf.Co
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def floating_disk(radius: float = 10.0) -> gf.Component:
     """Floating metal disk (ELECTRODE) centred on the origin.
 
@@ -128,18 +127,18 @@ def floating_disk(radius: float = 10.0) -> gf.Component:
     """
     check_range("radius", radius, 0.0, 1e4, unit="µm", lo_open=True)
     c = gf.Component()
-    c.add_polygon(_circle_points(radius, _n_vertices(radius)), layer=LAYER.ELECTRODE)
+    c.add_polygon(_circle_points(radius, _n_vertices(radius)), layer=layers.LAYER.ELECTRODE)
     return c
 
 
 def _add_plate(c: gf.Component, y_edge: float, half_x: float, height: float, up: bool, port: str) -> None:
     s = 1.0 if up else -1.0
     y0, y1 = y_edge, y_edge + s * height
-    c.add_polygon([(-half_x, y0), (half_x, y0), (half_x, y1), (-half_x, y1)], layer=LAYER.ELECTRODE)
+    c.add_polygon([(-half_x, y0), (half_x, y0), (half_x, y1), (-half_x, y1)], layer=layers.LAYER.ELECTRODE)
     tw = min(TRACE_WIDTH, 0.002 * math.floor(half_x / 0.001))  # even number of 1 nm grid steps
     y2 = y1 + s * TRACE_LENGTH
-    c.add_polygon([(-tw / 2, y1), (tw / 2, y1), (tw / 2, y2), (-tw / 2, y2)], layer=LAYER.ELECTRODE)
-    c.add_port(port, center=(0.0, y2), width=tw, orientation=90 if up else 270, layer=LAYER.ELECTRODE,
+    c.add_polygon([(-tw / 2, y1), (tw / 2, y1), (tw / 2, y2), (-tw / 2, y2)], layer=layers.LAYER.ELECTRODE)
+    c.add_port(port, center=(0.0, y2), width=tw, orientation=90 if up else 270, layer=layers.LAYER.ELECTRODE,
                port_type="electrical")
 
 
@@ -172,7 +171,7 @@ def _ring_cell(radius, gap, gap_drop, width, bus_length, electrode_gap, electrod
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def ring_add_drop(
     radius: float = RING_RADIUS,
     gap: float = GAP,
@@ -221,7 +220,7 @@ def ring_add_drop(
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def ring_all_pass(
     radius: float = RING_RADIUS,
     gap: float = GAP,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
 
@@ -17,7 +16,7 @@ from prismpic.checks import check_layout_length, check_range, concrete
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path, path_response
-from prismpic.lazy_imports import sax
+from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
@@ -117,7 +116,7 @@ def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, et
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def sbend(
     length: float = 20.0,
     offset: float = 2.0,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-import gdsfactory as gf
 import jax.numpy as jnp
 import numpy as np
 
@@ -25,7 +24,7 @@ from prismpic.checks import GDS_DBU_UM, check_between, check_choice, check_layou
 from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
-from prismpic.lazy_imports import sax
+from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, get_cross_section, ridge_width
@@ -107,7 +106,7 @@ def horizontal_path(points) -> gf.Path:
 
 # ---------------------------------------------------------------------------- straight
 @platform_cell
-@gf.cell
+@gf_cell
 def straight(length: float = 10.0, width: float | None = None, cross_section: str = "xs_ridge") -> gf.Component:
     """Straight ridge waveguide.
 
@@ -178,7 +177,7 @@ def _check_bend(radius, angle):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def bend_circular(
     radius: float | None = None, angle: float = 90.0, width: float | None = None, cross_section: str = "xs_ridge"
 ) -> gf.Component:
@@ -253,7 +252,7 @@ def euler_length(radius, angle_deg, p):
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def bend_euler(
     radius: float | None = None,
     angle: float = 90.0,
@@ -341,7 +340,7 @@ def bend_euler_model(
 
 # ---------------------------------------------------------------------------- taper
 @platform_cell
-@gf.cell
+@gf_cell
 def taper(
     length: float = 10.0, width1: float = RIDGE_WIDTH, width2: float | None = None, cross_section: str = "xs_ridge"
 ) -> gf.Component:

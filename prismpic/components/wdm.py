@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 
-import gdsfactory as gf
 import jax
 import jax.numpy as jnp
 
@@ -32,10 +31,10 @@ from prismpic.components import ring_checks, ring_physics, rings
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
-from prismpic.lazy_imports import sax
+from prismpic.lazy_imports import gf, gf_cell, sax
+from prismpic.pdk import layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
-from prismpic.pdk.layers import LAYER
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 # 200 GHz grid around 1550 nm (1.6 nm spacing), four channels inside one FSR (≈ 8 nm) of a 20 µm ring.
@@ -118,7 +117,7 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
         x3, y3 = ring.ports["o3"].center
         half = width / 2 + SLAB_MARGIN
         c.add_polygon([(x3, y3 - half), (x3 + 2.0, y3 - half), (x3 + 2.0, y3 + half), (x3, y3 + half)],
-                      layer=LAYER.LN_SLAB)
+                      layer=layers.LAYER.LN_SLAB)
         c.add_port(f"e{p + 1}", port=ring.ports["e1"])
         c.add_port(f"e{2 * n - p}", port=ring.ports["e2"])
         prev = ring
@@ -130,7 +129,7 @@ def _build(channels_um, radius, gap, width, spacing, electrode_gap, electrode_co
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def wdm_demux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
     radius: float = RING_RADIUS,
@@ -171,7 +170,7 @@ def wdm_demux(
 
 
 @platform_cell
-@gf.cell
+@gf_cell
 def wdm_mux(
     channels_um: tuple[float, ...] = CHANNELS_UM,
     radius: float = RING_RADIUS,

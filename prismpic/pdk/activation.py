@@ -36,11 +36,10 @@ import functools
 from collections.abc import Callable, Iterator
 from functools import cache
 
-import gdsfactory as gf
-
 from prismpic.checks import GDS_DBU_UM, check_gds_extent, gds_limit_um, layout_extent_um
-from prismpic.pdk.cross_sections import CROSS_SECTIONS
-from prismpic.pdk.layers import LAYER, get_layer_views
+from prismpic.lazy_imports import gf
+from prismpic.pdk import layers
+from prismpic.pdk.cross_sections import cross_sections
 from prismpic.pdk.stack import get_layer_stack
 
 # a built cell reaching this far from the origin (µm) is beyond the layout coordinate range (check_gds_extent)
@@ -59,9 +58,9 @@ def platform_parts() -> dict:
     """The keyword arguments of ``gf.Pdk`` that describe the platform (shared by the full PDK)."""
     return {
         "name": PDK_NAME,
-        "cross_sections": dict(CROSS_SECTIONS),
-        "layers": LAYER,
-        "layer_views": get_layer_views(),
+        "cross_sections": dict(cross_sections()),
+        "layers": layers.LAYER,
+        "layer_views": layers.get_layer_views(),
         "layer_stack": get_layer_stack(),
     }
 

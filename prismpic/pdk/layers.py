@@ -10,17 +10,23 @@ The package data folder (``prismpic/pdk/data``) ships three files generated from
 
 ``prismpic pdk-files --install`` regenerates them in the package (``write_pdk_files``); ``--out DIR``
 writes them elsewhere. A test checks that the shipped files equal a fresh regeneration.
+
+``LAYER`` is a gdsfactory ``LayerEnum``: it is made at its first use (``from prismpic.pdk.layers import LAYER``,
+``layers.LAYER``), so that importing a model, which sits in the module of the cell drawn on these layers, does
+not import gdsfactory.
 """
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ET
 from pathlib import Path
-
-import gdsfactory as gf
-from gdsfactory.technology import LayerView, LayerViews
+from typing import TYPE_CHECKING
 
 from prismpic.fileio import atomic_path, write_text_atomic
+
+if TYPE_CHECKING:
+    from gdsfactory.technology import LayerViews
 
 Layer = tuple[int, int]
 
@@ -31,24 +37,39 @@ LYP_NAME, LYT_NAME, YAML_NAME = "prismpic.lyp", "prismpic.lyt", "layers.yaml"
 PDK_FILES = (LYP_NAME, LYT_NAME, YAML_NAME)
 
 
-class LAYER(gf.LayerEnum):
-    """Layers of the X-cut TFLN platform (GDS layer, datatype)."""
+def __getattr__(name: str):
+    if name == "LAYER":  # made once, at the first use (PEP 562), then a module attribute
+        globals()["LAYER"] = layer_enum()  # later reads find it without this function
+        return globals()["LAYER"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    layout = gf.constant(gf.kcl.layout)
 
-    LN_RIDGE: Layer = (1, 0)  # unetched LN: the ridge
-    LN_SLAB: Layer = (2, 0)  # partially etched LN left as slab around ridges
-    ELECTRODE: Layer = (21, 0)  # Au electrodes (Pockels tuning, MZM GSG lines)
-    HEATER: Layer = (22, 0)  # resistive heater metal (PCM set/reset, trims)
-    PCM: Layer = (30, 0)  # phase-change patch (GSST)
-    SOA: Layer = (40, 0)  # heterogeneously bonded III-V gain/absorber region
-    GE: Layer = (41, 0)  # Ge photodetector absorber
-    VIA: Layer = (44, 0)  # via from electrode/heater metal to pad metal
-    PAD: Layer = (46, 0)  # pad opening in the passivation
-    FLOORPLAN: Layer = (64, 0)  # die and cell floorplan
-    LABEL: Layer = (66, 0)  # text labels
-    DEVREC: Layer = (68, 0)  # device recognition
-    WAFER: Layer = (999, 0)
+@functools.cache
+def layer_enum():
+    """The platform's layers as a gdsfactory ``LayerEnum`` (imports gdsfactory); ``LAYER`` is this, made once."""
+    import gdsfactory as gf
+
+    class LAYER(gf.LayerEnum):
+        """Layers of the X-cut TFLN platform (GDS layer, datatype)."""
+
+        layout = gf.constant(gf.kcl.layout)
+
+        LN_RIDGE: Layer = (1, 0)  # unetched LN: the ridge
+        LN_SLAB: Layer = (2, 0)  # partially etched LN left as slab around ridges
+        ELECTRODE: Layer = (21, 0)  # Au electrodes (Pockels tuning, MZM GSG lines)
+        HEATER: Layer = (22, 0)  # resistive heater metal (PCM set/reset, trims)
+        PCM: Layer = (30, 0)  # phase-change patch (GSST)
+        SOA: Layer = (40, 0)  # heterogeneously bonded III-V gain/absorber region
+        GE: Layer = (41, 0)  # Ge photodetector absorber
+        VIA: Layer = (44, 0)  # via from electrode/heater metal to pad metal
+        PAD: Layer = (46, 0)  # pad opening in the passivation
+        FLOORPLAN: Layer = (64, 0)  # die and cell floorplan
+        LABEL: Layer = (66, 0)  # text labels
+        DEVREC: Layer = (68, 0)  # device recognition
+        WAFER: Layer = (999, 0)
+
+    LAYER.__module__ = __name__
+    return LAYER
 
 
 COLORS = {  # fill and frame colour of each layer's view
@@ -71,11 +92,13 @@ OUTLINED = frozenset({"FLOORPLAN", "DEVREC", "WAFER", "LABEL"})  # drawn hollow 
 
 def get_layer_views() -> LayerViews:
     """Return gdsfactory layer views (colours, fills, names ``NAME layer/datatype``) for every layer."""
+    from gdsfactory.technology import LayerView, LayerViews
+
     views = {}
     for name, color in COLORS.items():
         views[name] = LayerView(
             name=name,
-            layer=getattr(LAYER, name),
+            layer=getattr(layer_enum(), name),
             color=color,
             hatch_pattern="hollow" if name in OUTLINED else "dotted",
             visible=name != "WAFER",
