@@ -81,7 +81,15 @@ from prismpic.pdk.chebyshev import (
     node_values,
     unit_coordinate,
 )
-from prismpic.pdk.stack import CLADDING, CLADDINGS, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import (
+    CLADDING,
+    CLADDINGS,
+    ETCH_DEPTH,
+    FILM_THICKNESS,
+    RIDGE_WIDTH,
+    RING_RADIUS,
+    SIDEWALL_ANGLE_DEG,
+)
 from prismpic.pdk.tables import BEND_RADII, lobatto
 
 _KAPPA_MAX = 1.0 / min(BEND_RADII)
@@ -137,7 +145,7 @@ def _bend_fits(t, axis):
         else:
             b, a = -0.3, math.log(_IM_FLOOR / 20) + 0.3 * 10.0
         l10[idx], slope[idx] = a + b * 10.0, b
-    loss = (ChebyshevFit(g, coefficients_from_nodes(l10, range(len(g)))), ChebyshevFit(g, coefficients_from_nodes(slope, range(len(g)))))
+    loss = tuple(ChebyshevFit(g, coefficients_from_nodes(v, range(len(g)))) for v in (l10, slope))
     return shift, loss, rmin
 
 
@@ -363,7 +371,8 @@ def _rmin(axis, cladding, wl, w, t, f, angle):
     lr = np.where(np.isfinite(rmin), np.log(np.where(np.isfinite(rmin), rmin, 1.0)), 50.0)
     lr = lr.reshape([n for n, k in zip(lr.shape, keep, strict=True) if k])
     interp = RegularGridInterpolator(pts, lr)
-    us = [unit_coordinate(k, *v[:2], x) for (k, v), x, kp in zip(g.items(), (wl, w, t, f, angle), keep, strict=True) if kp]
+    us = [unit_coordinate(k, *v[:2], x)
+          for (k, v), x, kp in zip(g.items(), (wl, w, t, f, angle), keep, strict=True) if kp]
     return np.exp(interp(np.clip(np.stack(us, axis=-1), -1, 1)))
 
 
@@ -409,8 +418,8 @@ def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_a
     return n0 + jnp.where(kappa == 0, 0.0, shift)
 
 
-def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z",
-         sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def neff(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, radius=jnp.inf,
+         polarization="te", crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Effective index (real) of the ridge's fundamental TE or TM mode.
 
     Args:
@@ -434,8 +443,8 @@ def neff(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf
                  cladding)
 
 
-def ng(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, polarization="te", crystal_axis="z",
-       sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def ng(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, radius=jnp.inf,
+       polarization="te", crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Group index n_g = n_eff − λ ∂n_eff/∂λ of the model itself (forward-mode derivative).
 
     Arguments as ``neff``.
@@ -452,8 +461,8 @@ def ng(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, radius=jnp.inf, 
     return n - wl * dn
 
 
-def eo_overlap(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-               cladding=CLADDING):
+def eo_overlap(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
+               sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Pockels overlap Γ of the straight TE mode (crystal_axis "z") with a uniform horizontal field.
 
     Γ = n_e ∫_LN |Ex|² dA / Re ∫ (E × H*)·ẑ dA, so that a uniform field E = V/g along
@@ -465,8 +474,8 @@ def eo_overlap(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, sidewall
                                               sidewall_angle_deg)
 
 
-def mode_area_um2(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, polarization="te", crystal_axis="z",
-                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def mode_area_um2(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, polarization="te",
+                  crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Effective mode area (∫|E|²)² / ∫|E|⁴ (µm²) of the straight fundamental mode. Arguments as ``neff``."""
     _check_mode(polarization, crystal_axis)
     _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
@@ -474,7 +483,7 @@ def mode_area_um2(wl=1.55, width=1.4, film_thickness=0.6, etch_depth=0.35, polar
         wl, width, film_thickness, etch_depth / film_thickness, sidewall_angle_deg)
 
 
-def coupling_per_um(wl=1.55, gap=0.25, width=1.4, film_thickness=0.6, etch_depth=0.35,
+def coupling_per_um(wl=1.55, gap=0.25, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
                     sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two parallel identical ridges.
 
@@ -487,8 +496,8 @@ def coupling_per_um(wl=1.55, gap=0.25, width=1.4, film_thickness=0.6, etch_depth
                                                        sidewall_angle_deg))
 
 
-def bend_loss_db_per_cm(wl=1.55, radius=20.0, width=1.4, film_thickness=0.6, etch_depth=0.35,
-                        sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
+                        etch_depth=ETCH_DEPTH, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
     """Radiation loss of a bend (dB/cm), TE, crystal_axis "z"; 0 for radius = inf.
 
     From Im n_eff of the bend solves (PML outside the bend), ln Im n_eff linear in R

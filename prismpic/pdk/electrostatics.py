@@ -63,7 +63,7 @@ def _graded_axis(lo, hi, features, hmin, hmax, growth=0.25):
 def electrode_field_factor(
     electrode_gap: float = 5.0,
     signal_width: float = 15.0,
-    width: float = 1.4,
+    width: float = RIDGE_WIDTH,
     film_thickness: float = FILM_THICKNESS,
     etch_depth: float = ETCH_DEPTH,
     metal_thickness: float = METAL_THICKNESS,

@@ -50,7 +50,7 @@ from scipy.optimize import brentq
 
 from prismpic.checks import check_choice, check_range
 from prismpic.pdk.ridge_geometry import Mesh, Ridge, axis_nodes
-from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.yee_operators import cell_average, diff_ops, eigs_near, ln_fraction
 
 # a search next to a coarser mesh's mode starts this far above it (mesh refinement moves n_eff by ≲ 1e-3)
@@ -149,9 +149,9 @@ def _grid(ridge: Ridge, mesh: Mesh, bend: bool, symmetry: str | None):
 
 def solve_modes(
     wl: float = 1.55,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     radius: float = math.inf,
     crystal_axis: str = "z",
     cladding: str = CLADDING,
@@ -388,9 +388,9 @@ def straight_mode(wl, width, film_thickness, etch_depth, polarization, crystal_a
 
 def bend_modes(
     wl: float = 1.55,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     radius: float = 20.0,
     crystal_axis: str = "z",
     cladding: str = CLADDING,
@@ -440,9 +440,9 @@ def bend_modes(
 def bend_shift(
     wl: float = 1.55,
     radius: float = 20.0,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     crystal_axis: str = "z",
     mesh: Mesh | None = None,
     cladding: str = CLADDING,
@@ -473,9 +473,9 @@ def bend_shift(
 
 def solve_mode(
     wl: float = 1.55,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     radius: float = math.inf,
     polarization: str = "te",
     crystal_axis: str = "z",
@@ -535,9 +535,9 @@ def eo_overlap(mode: Mode) -> float:
 
 def solve_ridge_summary(
     wl: float = 1.55,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     radius: float = math.inf,
     polarization: str = "te",
     crystal_axis: str = "z",

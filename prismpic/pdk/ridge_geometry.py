@@ -14,7 +14,7 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_positive, check_range
 from prismpic.pdk import materials
-from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
 
 # ----------------------------------------------------------------------------- geometry
 PROPAGATION_AXIS = {"z": "y", "y": "z"}  # crystal_axis (the in-plane TE field's crystal axis) -> propagation axis
@@ -50,9 +50,9 @@ class Ridge:
             shift of the tables (see ``bend_shift``). No effect for crystal_axis "y".
     """
 
-    width: float = 1.4
-    film_thickness: float = 0.6
-    etch_depth: float = 0.35
+    width: float = RIDGE_WIDTH
+    film_thickness: float = FILM_THICKNESS
+    etch_depth: float = ETCH_DEPTH
     sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG
     cladding: str = CLADDING
     crystal_axis: str = "z"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from prismpic.pdk import modesolver as ms
-from prismpic.pdk.stack import CLADDING, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
 
 # a coupler supermode search takes a TE-like mode only this close to its guess: the TE1-derived supermodes lie
 # ≥ 0.05 below TE0 on the coupler table's grid (0.058 at its widest ridge, 2.2 µm)
@@ -16,9 +16,9 @@ SUPERMODE_WINDOW = 0.03
 def coupled_modes(
     wl: float = 1.55,
     gap: float = 0.25,
-    width: float = 1.4,
-    film_thickness: float = 0.6,
-    etch_depth: float = 0.35,
+    width: float = RIDGE_WIDTH,
+    film_thickness: float = FILM_THICKNESS,
+    etch_depth: float = ETCH_DEPTH,
     crystal_axis: str = "z",
     cladding: str = CLADDING,
     sidewall_angle_deg: float = SIDEWALL_ANGLE_DEG,
