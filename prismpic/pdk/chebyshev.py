@@ -114,14 +114,22 @@ def chebyshev_sum(xp, c, xs, axes):
     return xp.where(inside, total, xp.nan).reshape(shape)
 
 
+NP_CHUNK_BYTES = 2**25  # the NumPy sum's largest temporary (32 MiB): points are summed in chunks below it
+
+
 def _contract_np(c, bases):
     """``einsum('abc..,ma,mb,mc..->m', c, *bases)`` one axis at a time (NumPy's own path search costs more than
-    the sum at a few points)."""
+    the sum at a few points), over chunks of points so that the first partial sum stays under NP_CHUNK_BYTES."""
     m = bases[0].shape[0]
-    t = bases[0] @ c.reshape(c.shape[0], -1)
-    for b in bases[1:]:
-        t = np.einsum("mir,mi->mr", t.reshape(m, b.shape[1], -1), b)
-    return t[:, 0]
+    step = max(1, NP_CHUNK_BYTES // (8 * max(1, c.size // c.shape[0])))
+    out = np.empty(m, dtype=np.result_type(c, *bases))
+    for lo in range(0, m, step):
+        part = [b[lo:lo + step] for b in bases]
+        t = part[0] @ c.reshape(c.shape[0], -1)
+        for b in part[1:]:
+            t = np.einsum("mir,mi->mr", t.reshape(t.shape[0], b.shape[1], -1), b)
+        out[lo:lo + step] = t[:, 0]
+    return out
 
 
 def _basis(xp, u, n):

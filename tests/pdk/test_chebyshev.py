@@ -1,0 +1,56 @@
+"""The tables' Chebyshev sums: the NumPy path (concrete inputs) and the jitted path (under a trace) are one sum."""
+
+import gc
+
+import jax
+import numpy as np
+import pytest
+from numpy.polynomial import chebyshev as npcheb
+
+from prismpic.pdk import chebyshev, dispersion
+
+
+def _fits():
+    dispersion.neff(1.55)  # loads the tables (and their fits)
+    return [o for o in gc.get_objects() if isinstance(o, chebyshev.ChebyshevFit)]
+
+
+def _points(fit, rng, n=40, beyond=0.02):
+    xs = []
+    for name, a, b in fit.axes:
+        lo, hi = (1 / b, 1 / a) if name == "width" else (a, b)
+        xs.append(rng.uniform(lo - beyond * (hi - lo), hi + beyond * (hi - lo), n) if hi > lo else np.full(n, lo))
+    return xs
+
+
+def test_numpy_sum_equals_the_jitted_sum_on_every_fit_inside_and_outside():
+    rng = np.random.default_rng(1)
+    fits = _fits()
+    assert len(fits) > 20
+    for fit in fits:
+        xs = _points(fit, rng)
+        eager = np.asarray(fit(*xs))
+        traced = np.asarray(jax.jit(lambda *x, f=fit: f(*x))(*xs))
+        np.testing.assert_array_equal(np.isnan(eager), np.isnan(traced))  # NaN outside the tables, the same points
+        ok = ~np.isnan(eager)
+        assert ok.any() and np.max(np.abs(eager[ok] - traced[ok])) <= 1e-12 * np.max(np.abs(traced[ok]))
+
+
+def test_chunked_sum_equals_one_chunk(monkeypatch):
+    fit = max(_fits(), key=lambda f: f.c_np.size)
+    xs = _points(fit, np.random.default_rng(2), n=500, beyond=0.0)
+    whole = np.asarray(fit(*xs))
+    monkeypatch.setattr(chebyshev, "NP_CHUNK_BYTES", 8 * fit.c_np.size // fit.c_np.shape[0] * 7)  # 7 points a chunk
+    np.testing.assert_allclose(np.asarray(fit(*xs)), whole, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_sum_is_numpys_chebval2d(traced):
+    """Against NumPy's own Chebyshev series (an independent implementation) on a 2-D interval map."""
+    rng = np.random.default_rng(3)
+    c = rng.normal(size=(5, 4))
+    fit = chebyshev.ChebyshevFit({"wl": (1.45, 1.65, 5), "film": (0.3, 0.9, 4)}, c)
+    x, y = rng.uniform(1.45, 1.65, 30), rng.uniform(0.3, 0.9, 30)
+    got = np.asarray(jax.jit(fit)(x, y) if traced else fit(x, y))
+    u, v = 2 * (x - 1.45) / 0.2 - 1, 2 * (y - 0.3) / 0.6 - 1
+    np.testing.assert_allclose(got, npcheb.chebval2d(u, v, c), rtol=1e-13, atol=1e-13)
