@@ -46,12 +46,14 @@ def test_ring_specs_and_the_ledger_context_do_not_import_sax():
 
 def test_models_and_the_time_domain_do_not_import_gdsfactory():
     """Cells are decorated lazily (``lazy_imports.gf_cell``) and ``LAYER``/the cross-sections are made at first use,
-    so evaluating models, a ring's specs and a weight update in time leaves gdsfactory (with kfactory, KLayout,
+    and the splitter tree's fast model reads its bends' footprint without drawing them (``euler_footprint``), so
+    evaluating models, a ring's specs, a weight update in time and a tree leaves gdsfactory (with kfactory, KLayout,
     matplotlib, trimesh) unimported (≈ 1.8 CPU-s); building a cell afterwards imports it and draws on the layers."""
     out = run_python("import sys\nfrom prismpic.components import rings, waveguides\n"
                      "from prismpic.analysis.transient import analyses\n"
                      "rings.ring_add_drop_model(wl=1.55)\nwaveguides.bend_euler_model(wl=1.55, radius=20.0)\n"
                      "rings.ring_specs(1.55, 'add_drop')\nanalyses.weight_update_settling()\n"
+                     "from prismpic.circuits import splitter_tree\nsplitter_tree.splitter_tree_fast(wl=1.55, n_outputs=8)\n"
                      "print('MODULES', [m for m in ('gdsfactory', 'kfactory', 'klayout') if m in sys.modules])\n"
                      "c = rings.ring_add_drop()\nfrom prismpic.pdk.layers import LAYER\n"
                      "print('CELL', 'gdsfactory' in sys.modules, sorted(c.ports.keys()) if hasattr(c.ports, 'keys') "

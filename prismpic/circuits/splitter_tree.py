@@ -17,7 +17,7 @@ from prismpic.checks import GDS_DBU_UM, check_layout_length, check_power_of_two,
 from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.sbends import MAX_OFFSET
-from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
+from prismpic.components.waveguides import bend_euler, bend_euler_model, euler_footprint, straight, straight_model
 from prismpic.lazy_imports import gf, gf_cell
 from prismpic.pdk.activation import platform_cell
 
@@ -26,10 +26,9 @@ STUB = 5.0  # µm of straight after each route, before the next splitter
 
 
 def _geometry(n_outputs: int, pitch: float, bend_radius: float, output_separation: float):
-    """Per-level vertical straight lengths (µm) and the Euler bend footprint."""
+    """Per-level vertical straight lengths (µm) and the Euler bend footprint (as drawn: ``euler_footprint``)."""
     levels = int(math.log2(n_outputs))
-    bend = bend_euler(radius=bend_radius)
-    b = bend.ports["o2"].dcenter  # footprint (dx, dy) of a 90° bend
+    b = euler_footprint(bend_radius)  # footprint (dx, dy) of a 90° bend
     verticals = []
     for lvl in range(levels):
         offset = pitch * 2.0 ** (levels - lvl - 2)  # child centre above/below the parent's

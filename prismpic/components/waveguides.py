@@ -27,7 +27,7 @@ from prismpic.components.units import db_to_amplitude
 from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
-from prismpic.pdk.cross_sections import RIDGE_WIDTH, get_cross_section, ridge_width
+from prismpic.pdk.cross_sections import RIDGE_WIDTH, default_radius, get_cross_section, ridge_width
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -230,7 +230,7 @@ def bend_circular_model(
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
-    radius = get_cross_section(cross_section).radius if radius is None else radius
+    radius = default_radius(cross_section) if radius is None else radius
     radius, angle = _check_bend(radius, angle)
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
     theta = jnp.deg2rad(angle)
@@ -288,6 +288,23 @@ def bend_euler(
     return c
 
 
+def euler_footprint(radius: float, angle: float = 90.0, p: float = 0.5) -> tuple[float, float]:
+    """(dx, dy) (µm) from o1 to o2 of ``bend_euler(radius=radius, angle=angle, p=p)`` as drawn, without drawing it:
+    the path's end ∫(cos φ, sin φ) ds over the clothoids and the arc (the φ(s) of ``bend_euler_model``), on the
+    database grid the port snaps to (``checks.GDS_DBU_UM``). A test holds it to the drawn cell's port."""
+    _check_bend(radius, angle)
+    check_range("p", p, 0.0, 1.0)
+    theta = math.radians(angle)
+    s0, arc = radius * p * theta, radius * (1.0 - p) * theta
+    x, w = np.polynomial.legendre.leggauss(64)
+    u, w = 0.5 * (x + 1.0), 0.5 * w
+    phi_in = (s0 * u) ** 2 / (2 * radius * s0) if s0 > 0 else np.zeros_like(u)
+    phi_arc = p * theta / 2 + (1.0 - p) * theta * u
+    ends = [sum(length * np.sum(w * f(phi)) for length, phi in ((s0, phi_in), (arc, phi_arc), (s0, theta - phi_in)))
+            for f in (np.cos, np.sin)]
+    return tuple(float(np.round(e / GDS_DBU_UM) * GDS_DBU_UM) for e in ends)
+
+
 @model_of(bend_euler)
 def bend_euler_model(
     wl: FloatArrayLike = 1.55,
@@ -313,7 +330,7 @@ def bend_euler_model(
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
-    radius = get_cross_section(cross_section).radius if radius is None else radius
+    radius = default_radius(cross_section) if radius is None else radius
     radius, angle = _check_bend(radius, angle)
     p = check_range("p", p, 0.0, 1.0)  # NaN outside when traced
     loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)

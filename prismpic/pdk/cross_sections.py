@@ -11,6 +11,7 @@ registered at their first use (``cross_sections()``), not when the models import
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,17 @@ def ridge_width(cross_section: str | CrossSection = "xs_ridge", width: float | N
     if width is not None:
         return width
     return RIDGE_WIDTH if xs_width is None else xs_width
+
+
+def default_radius(cross_section: str | CrossSection = "xs_ridge") -> float | None:
+    """Default bend radius (µm) of a cross-section (name or object): its factory's ``radius`` default, read without
+    building it (so a model that needs only this number does not import gdsfactory)."""
+    name, _ = _name_and_width(cross_section)
+    check_choice("cross_section", name, FACTORIES)
+    if not isinstance(cross_section, str):
+        return cross_section.radius
+    radius = inspect.signature(FACTORIES[name]).parameters.get("radius")
+    return None if radius is None else radius.default
 
 
 def get_cross_section(cross_section: str | CrossSection = "xs_ridge", **kwargs) -> CrossSection:

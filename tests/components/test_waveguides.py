@@ -11,6 +11,7 @@ from prismpic.components.waveguides import (
     bend_circular_model,
     bend_euler,
     bend_euler_model,
+    euler_footprint,
     euler_length,
     straight,
     straight_model,
@@ -49,6 +50,15 @@ def test_euler_length_matches_gdsfactory_path():
         assert bend_euler(radius=radius, angle=angle, p=p).info["length"] == pytest.approx(
             float(euler_length(radius, angle, p)), rel=2e-3
         )
+
+
+@pytest.mark.parametrize("radius,angle,p", [(20.0, 90.0, 0.5), (10.0, 90.0, 0.5), (80.0, 90.0, 0.5), (37.913, 90.0, 0.5),
+                                            (15.0, 180.0, 0.3), (50.0, 45.0, 1.0), (25.0, 90.0, 0.0)])
+def test_euler_footprint_is_the_drawn_port(radius, angle, p):
+    """The splitter tree's fast model reads the bend footprint from ``euler_footprint`` (no drawing): the same
+    database-grid position as gdsfactory's drawn o2 port."""
+    drawn = bend_euler(radius=radius, angle=angle, p=p).ports["o2"].dcenter
+    assert euler_footprint(radius, angle, p) == pytest.approx(tuple(drawn), abs=1e-9)
 
 
 def test_euler_with_p0_is_a_circular_bend():
