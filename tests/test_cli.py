@@ -143,12 +143,16 @@ def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     recorder: the real one takes about 75 minutes)."""
     from pathlib import Path
 
+    from prismpic.pdk import bend_radiation as br
     from prismpic.pdk import tables as tb
 
     calls = []
     reuse = []
+    bend_calls = []
     monkeypatch.setattr(tb, "build_tables", lambda out_dir, progress=None, reuse_from=None:
                         calls.append(out_dir) or reuse.append(reuse_from) or {})
+    monkeypatch.setattr(br, "build_table", lambda out_dir, progress=None, reuse_from=None:
+                        bend_calls.append((out_dir, reuse_from)) or {})
     monkeypatch.setattr(tb, "DATA_DIR", tmp_path / "package-data")  # the package's folder is not touched
     (tmp_path / "package-data").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -160,6 +164,7 @@ def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     res = runner.invoke(app, ["tables", "--install", "--out", str(tmp_path / "t")])
     assert res.exit_code == 2 and "exclude each other" in res.output and len(calls) == 2
     assert reuse == [tb.DATA_DIR, tb.DATA_DIR]  # the package's blocks are reused unless --no-reuse
+    assert bend_calls == list(zip(calls, reuse, strict=True))  # the bend radiation table goes with them
     res = runner.invoke(app, ["tables", "--no-reuse", "--out", str(tmp_path / "t")])
     assert res.exit_code == 0 and reuse[-1] is None
 

@@ -92,13 +92,15 @@ def tables(
                                                                   "hold with the same grid and mesh (default) "
                                                                   "instead of solving it again")] = True,
 ):
-    """Regenerate the dispersion tables from the mode solver (about 65 minutes on 2 cores; restartable).
+    """Regenerate the dispersion and bend radiation tables from the mode solver (about 65 + 22 minutes on 2 cores;
+    restartable).
 
     The tables go to --out (default ./prismpic-tables); the tables the models read (the package's data folder,
     prismpic/pdk/data) change only with --install. Tables built with --out are installed by copying their
-    dispersion_tables.npz and dispersion_tables.json into that folder. With --reuse (default) only the blocks
+    dispersion_tables.* and bend_radiation.* files into that folder. With --reuse (default) only the blocks
     whose grid or mesh differs from the package's tables are solved (--no-reuse: all of them).
     """
+    from prismpic.pdk import bend_radiation as br
     from prismpic.pdk import tables as tb
 
     if install and out is not None:
@@ -109,7 +111,8 @@ def tables(
     if target.exists():
         if not target.is_dir():
             raise ValueError(f"{what} = {str(target)!r} exists and is not a directory")
-        check_out_file(target / "dispersion_tables.npz", what)
+        for name in ("dispersion_tables.npz", f"{br.TABLE_NAME}.npz"):
+            check_out_file(target / name, what)
     else:
         check_out_dir(target, what)
     from prismpic.fileio import created_folder
@@ -118,8 +121,11 @@ def tables(
         task = prog.add_task("mode solves", total=1)
         tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
                         reuse_from=tb.DATA_DIR if reuse else None)
+        task = prog.add_task("bend radiation solves", total=1)
+        br.build_table(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
+                       reuse_from=tb.DATA_DIR if reuse else None)
     say(f"tables written to {target}" + ("" if install else f"; the package's tables are unchanged (to use these, "
-                                                             f"copy dispersion_tables.* into {tb.DATA_DIR})"))
+                                                             f"copy dispersion_tables.* and {br.TABLE_NAME}.* into {tb.DATA_DIR})"))
 
 
 # ---------------------------------------------------------------------------- calibrate, sweep

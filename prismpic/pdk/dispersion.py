@@ -17,9 +17,8 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
 - Bends (TE): n_eff(R) = n_eff(∞) + κ² g(κ), κ = 1/R (the bend shift is even in κ), g a
   quadratic in κ through solves at R = 10, 16, 40 µm (with Hermite λ data as above), solved with the TM mode
   moved away (``modesolver.bend_shift``), plus the TE/TM mixing below; n_eff refers to the ridge centre
-  (β = m/R). Radiation loss: ln Im n_eff linear in R
-  (Marcuse, BSTJ 50, 2551 (1971): α ∝ exp(−c R)), fitted where Im n_eff > 2e-6 and
-  extrapolated; 0 at R = inf. TM bends are not tabulated.
+  (β = m/R). Radiation loss: from leaky-mode solves at radii 10–40 µm, both crystal axes, averaged
+  around the ring (``bend_radiation``); 0 at R = inf. TM bends are not tabulated.
 - Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
 - Straight TM n_eff: TM0 hybridises with TE1 (the first odd TE mode, in TM0's mirror class) in avoided
   crossings inside the TM domain, so the TM-labelled eigenmode changes branch and its n_eff is not smooth.
@@ -72,6 +71,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as npcheb
 
 from prismpic.checks import check_choice, check_range, concrete
+from prismpic.pdk import bend_radiation
 from prismpic.pdk import tables as _tables
 from prismpic.pdk.chebyshev import (
     ChebyshevFit,
@@ -93,8 +93,6 @@ from prismpic.pdk.stack import (
 from prismpic.pdk.tables import BEND_RADII, lobatto
 
 _KAPPA_MAX = 1.0 / min(BEND_RADII)
-_IM_FLOOR = 2e-6  # Im n_eff below this is within the solver's PML noise
-_LOG10E = math.log10(math.e)
 _PAIR_BIAS = 2e-4  # how far the uncoupled TE may lie outside the bend pair's eigenvalues (the bias correction's rest)
 
 
@@ -121,9 +119,10 @@ def _kappa_fit(g, values, derivs):
 
 
 def _bend_fits(t, axis):
-    """TE bend shift n_bend − n_straight = κ² g(λ, geometry, κ), the loss law, and R_min per node."""
+    """TE bend shift n_bend − n_straight = κ² g(λ, geometry, κ) and R_min per node (the radiation loss:
+    ``bend_radiation``)."""
     g = t.grids["bend"]
-    dn, ddn, im = (t.arrays[f"bend_te_{axis}_{q}"] for q in ("dneff", "ddneff_dwl", "imag"))
+    dn, ddn = (t.arrays[f"bend_te_{axis}_{q}"] for q in ("dneff", "ddneff_dwl"))
     radii = np.asarray(BEND_RADII)
     kap = 1.0 / radii
     ok = np.isfinite(dn)
@@ -131,22 +130,7 @@ def _bend_fits(t, axis):
     good = np.cumprod(ok[..., ::-1], axis=-1)[..., ::-1].astype(bool)
     rmin = np.where(good.any(-1), radii[np.argmax(good, axis=-1)], np.inf)
     shift = _kappa_fit(g, dn / kap**2, ddn / kap**2)
-    # loss: ln Im n = a + b R through the radii where the loss is above the PML noise
-    shape = dn.shape[:-1]
-    l10, slope = np.empty(shape), np.empty(shape)
-    for idx in np.ndindex(*shape):
-        lossy = ok[idx] & (im[idx] > _IM_FLOOR)
-        y = np.log(im[idx][lossy]) if lossy.any() else None
-        if lossy.sum() >= 2:
-            b = min(np.polyfit(radii[lossy], y, 1)[0], -0.02)
-            a = np.mean(y - b * radii[lossy])
-        elif lossy.sum() == 1:
-            b, a = -0.3, y[0] + 0.3 * radii[lossy][0]
-        else:
-            b, a = -0.3, math.log(_IM_FLOOR / 20) + 0.3 * 10.0
-        l10[idx], slope[idx] = a + b * 10.0, b
-    loss = tuple(ChebyshevFit(g, coefficients_from_nodes(v, range(len(g)))) for v in (l10, slope))
-    return shift, loss, rmin
+    return shift, rmin
 
 
 def _coupler_fit(t):
@@ -365,7 +349,7 @@ def _rmin(axis, cladding, wl, w, t, f, angle):
     from scipy.interpolate import RegularGridInterpolator
 
     g = _model().grids["bend"]
-    rmin = _model().cladding[cladding].bend[axis][2]
+    rmin = _model().cladding[cladding].bend[axis][1]
     keep = [v[2] > 1 for v in g.values()]  # one-node axes (a table of one wall angle) drop out
     pts = [lobatto(v[2]) for v, k in zip(g.values(), keep, strict=True) if k]
     lr = np.where(np.isfinite(rmin), np.log(np.where(np.isfinite(rmin), rmin, 1.0)), 50.0)
@@ -410,6 +394,9 @@ def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_a
     if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf; NaN when traced)
         r = jnp.asarray(radius, dtype=float)
         return jnp.where(jnp.isposinf(r), n0, jnp.nan)
+    if not isinstance(radius, jax.core.Tracer) and np.all(np.isposinf(radius)):
+        # a straight ridge given as such: no bend terms to evaluate (eagerly they cost a compile per new shape)
+        return jnp.broadcast_to(n0, np.broadcast_shapes(np.shape(n0), np.shape(radius)))
     kappa = 1.0 / jnp.asarray(radius, dtype=float)
     shift = kappa**2 * m.bend[crystal_axis][0](wl, width, film_thickness, f, angle, kappa)
     if crystal_axis in m.bend_pair:  # the TE/TM mixing the decoupled shift leaves out
@@ -498,18 +485,11 @@ def coupling_per_um(wl=1.55, gap=0.25, width=RIDGE_WIDTH, film_thickness=FILM_TH
 
 def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
                         etch_depth=ETCH_DEPTH, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """Radiation loss of a bend (dB/cm), TE, crystal_axis "z"; 0 for radius = inf.
+    """Radiation loss of a TE bend (dB/cm), averaged around a ring of X-cut film; 0 for radius = inf.
 
-    From Im n_eff of the bend solves (PML outside the bend), ln Im n_eff linear in R
-    (fitted where Im n_eff > 2e-6, i.e. ≳ 0.7 dB/cm at 1.55 µm, and extrapolated to
-    larger R). Below ~0.1 dB/cm the figure is an extrapolation, not a solve.
+    From leaky-mode (PML) bend solves tabulated at radii 10–40 µm (``bend_radiation``); beyond 40 µm Marcuse's
+    exponential tail of the last two radii. Arguments as ``neff``.
     """
     _check_geometry("te", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
     _check_bend("te", "z", wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
-    f = etch_depth / film_thickness
-    l10, slope = _model().cladding[cladding].bend["z"][1]
-    r = jnp.asarray(radius, dtype=float)
-    a = sidewall_angle_deg
-    log_im = l10(wl, width, film_thickness, f, a) + slope(wl, width, film_thickness, f, a) * (r - 10.0)
-    im = jnp.where(jnp.isposinf(r), 0.0, jnp.exp(jnp.where(jnp.isposinf(r), 0.0, log_im)))  # straight: no loss
-    return 10 * _LOG10E * 2 * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * im * 1e4
+    return bend_radiation.loss_db_per_cm(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)

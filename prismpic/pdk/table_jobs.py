@@ -143,11 +143,21 @@ def _along_line(points, predict, solve) -> dict:
     return out
 
 
-def _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight):
+def _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight, mesh=None):
     """{radius: decoupled TE bend Mode or None}, solved from the largest radius down (``bend_guess``)."""
     order = sorted(radii, reverse=True)
     return _along_line(order, lambda done: bend_guess(straight, order, [m.neff.real for m in done]),
-                       lambda r, guess: _bend_te_mode(wl, w, t, f * t, r, axis, clad, angle, None, straight, guess))
+                       lambda r, guess: _bend_te_mode(wl, w, t, f * t, r, axis, clad, angle, mesh, straight, guess))
+
+
+def bend_radiation_line_job(clad, angle, axis, wl, w, t, f, radii, straight, mesh):
+    """[(Im n_eff,) or None] of the decoupled TE bend mode at each radius (µm), on ``mesh`` (a dict of ``Mesh``
+    fields: the leaky-mode settings of ``bend_radiation.MESH``); ``straight``: the straight TE0 index the search
+    starts from."""
+    from prismpic.pdk.ridge_geometry import Mesh
+
+    modes = _bend_te_line(clad, angle, axis, wl, w, t, f, radii, straight, Mesh(**mesh))
+    return [None if modes[r] is None else (float(modes[r].neff.imag),) for r in radii]
 
 
 def bend_line_job(clad, angle, axis, wl, w, t, f, radii, straight):
@@ -237,7 +247,7 @@ def coupler_line_job(clad, angle, wl, gaps, w, t, f):
 def run_job(task):
     kind, key, args = task
     fn = {"straight": _straight_job, "tm2": _tm2_job, "bend": bend_line_job, "bendpair": bend_pair_line_job,
-          "coupler": coupler_line_job}[kind]
+          "coupler": coupler_line_job, "bendrad": bend_radiation_line_job}[kind]
     c0 = time.process_time()
     res = fn(*args)
     return kind, key, res, time.process_time() - c0

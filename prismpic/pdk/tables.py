@@ -178,7 +178,7 @@ def _decode(res):
     return tuple(complex(*v) if isinstance(v, list) else v for v in res)
 
 
-def _load_cache(path: Path) -> dict:
+def load_job_cache(path: Path) -> dict:
     """Finished solves of an interrupted build: {(kind, key): result}; a torn last line is ignored."""
     done = {}
     if path.is_file():
@@ -195,7 +195,7 @@ def _tuplify(x):
     return tuple(_tuplify(v) for v in x) if isinstance(x, list) else x
 
 
-def _map(tasks, workers, progress, done0, total, cache: dict, cache_file):
+def run_jobs(tasks, workers, progress, done0, total, cache: dict, cache_file):
     """Run the tasks not in ``cache`` (in ``workers`` processes), appending each result to ``cache_file``
     and calling progress(done, total) as they finish."""
     results = {(k, key): cache[(k, key)] for k, key, _ in tasks if (k, key) in cache}
@@ -333,7 +333,7 @@ def build_tables(
     out_dir = Path(out_dir) if out_dir is not None else DATA_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
-    cache = _load_cache(cache_file)
+    cache = load_job_cache(cache_file)
     specs = block_specs()
     reused = reusable_arrays(reuse_from, specs) if reuse_from is not None else {}
     for clad in BEND_PAIR_CLADDINGS:  # a bend block takes its pair axes from the pair block solved with it
@@ -385,7 +385,7 @@ def build_tables(
               * len(_product(bp)))
     total = len(phase1) + n_bend
     phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
-    res1, done, cpu1 = _map(phase1, workers, progress, 0, total, cache, cache_file)
+    res1, done, cpu1 = run_jobs(phase1, workers, progress, 0, total, cache, cache_file)
 
     phase2 = []
     radii = list(BEND_RADII)
@@ -403,7 +403,7 @@ def build_tables(
                 wl, w, t, f, a = _point(bp, idx)
                 phase2.append(("bendpair", (clad, axis, pair_shape, "radii", idx),
                                (clad, a, axis, wl, w, t, f, radii, ref[0].real if ref is not None else None)))
-    res2, done, cpu2 = _map(phase2, workers, progress, done, total, cache, cache_file)
+    res2, done, cpu2 = run_jobs(phase2, workers, progress, done, total, cache, cache_file)
 
     arrays = {k: v for block in reused.values() for k, v in block.items()}
     for clad in CLADDINGS:

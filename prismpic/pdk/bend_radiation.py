@@ -1,0 +1,291 @@
+"""Bend radiation of the ridge's TE mode, tabulated from leaky-mode bend solves at the radii rings use.
+
+A bent rib radiates into the slab beside it. Its loss is 2 k0 Im n_eff of the bend's leaky mode, which the
+mode solver finds with a PML on the outer side (``modesolver.solve_modes``, conformal bend coordinates).
+The table holds ln Im n_eff of the decoupled TE mode on a Lobatto grid of wavelength, width (in 1/width), film,
+etch fraction, wall angle and radius 10–40 µm, for both claddings and both in-plane crystal axes; a tensor
+Chebyshev interpolant reads it (``chebyshev.ChebyshevFit``). Why these choices, measured at the default ridge
+(R = 20 µm, SiO2):
+
+- ln Im n_eff is close to linear in R (Marcuse, Bell Syst. Tech. J. 50, 2551 (1971): α ∝ exp(−U R)); slopes
+  −0.47, −0.50, −0.52, −0.525 /µm between 10, 14, 20, 28 and 40 µm; 4 radius nodes.
+- It changes 2× per 10 nm of etch (0.30 → 0.45 µm: ln Im −7.7 → −22.2), convex: 5 etch-fraction nodes.
+- It is not monotonic in the film at a fixed etch fraction (minimum near 0.45–0.5 µm): 4 film nodes.
+- Wall angle 60 → 90°: ln Im −10.97 → −10.66, linear: 2 nodes. λ 1.45 → 1.65 µm: within 0.02 of linear.
+- The solve's mesh: 30 nm steps with 4 µm of slab and a 2 µm PML (``MESH``) is 3.6 % above a 10 nm solve
+  (6.96 against 6.72 dB/cm along z, 5.47 against 5.28 along y); the default 0.8 µm PML 2 µm from the wall
+  reflects part of the radiation back (−3 to −7 %).
+
+Beyond 40 µm the loss continues the exponential of the last two radius nodes (Marcuse's law, not a solve; at the
+default ridge it is then below 1e-8 dB/cm). Im n_eff below ``IM_FLOOR`` is the solver's rounding (it reads
+±1e-14 at 60 µm) and is replaced along R by that exponential. Around a ring (X-cut film) the TE field turns from
+crystal z to y; the local rate is taken as exp(ln α_z cos²θ + ln α_y sin²θ) (the radiation exponent follows the
+in-plane index), whose average over θ is √(α_z α_y) I₀(½ ln(α_z/α_y)): ``loss_db_per_cm``. Every 90° arc from a
+crystal axis has the same average as the whole ring.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import i0e
+
+from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, node_values
+from prismpic.pdk.tables import DATA_DIR, load_job_cache, run_jobs
+
+TABLE_NAME = "bend_radiation"
+GRID = {"wl": (1.45, 1.65, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 4), "etch_fraction": (0.5, 0.8, 5),
+        "angle": (60.0, 90.0, 2)}
+RADIUS = (10.0, 40.0, 4)
+MESH = {"pad_x": 4.0, "pml": 2.0}
+AXES = ("z", "y")
+CLADDINGS = ("sio2", "air")
+# the prior exponent is smooth and cheap (no mode solve): a dense grid of it holds its interpolant to ≲ 1e-3
+PRIOR_GRID = {"wl": (1.45, 1.65, 3), "width": (0.8, 2.0, 6), "film": (0.4, 0.8, 9), "etch_fraction": (0.5, 0.8, 9),
+              "angle": (60.0, 90.0, 3)}
+PRIOR_POWER = 2.0  # of the prior exponent (``prior_exponent``)
+IM_FLOOR = 1e-11  # Im n_eff below this (≈ 3.5e-6 dB/cm at 1.55 µm) is not resolved by the solve
+_LOG10E = 0.4342944819032518
+
+
+def radius_nodes() -> np.ndarray:
+    """The table's radii (µm), ascending."""
+    return node_values("radius", *RADIUS)
+
+
+def _grid_points():
+    axes = [node_values(k, *v) for k, v in GRID.items()]
+    return [(idx, tuple(float(a[i]) for a, i in zip(axes, idx, strict=True)))
+            for idx in np.ndindex(*(len(a) for a in axes))]
+
+
+def table_spec() -> dict:
+    """What the table is solved from (grid, radii, mesh, axes, claddings): a table with the same spec is the same."""
+    return json.loads(json.dumps({"grid": GRID, "radius_um": RADIUS, "mesh": MESH, "axes": AXES,
+                                  "claddings": CLADDINGS}))
+
+
+def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, progress=None,
+                reuse_from: str | Path | None = None) -> dict:
+    """Solve the leaky bend modes at every node and radius and write ``bend_radiation.npz`` / ``.json``.
+
+    One job per (cladding, axis, node) solves its radii from the largest down, each search starting where the
+    larger radii predict (``table_jobs.bend_radiation_line_job``); finished jobs are kept in a cache file beside
+    the table, so an interrupted build resumes.
+
+    Args:
+        out_dir: folder for the table (default: the package data folder, which the models read).
+        workers: processes (default min(2, CPU count)).
+        progress: optional callable(done, total).
+        reuse_from: folder of an earlier table: copied instead of solved when it was solved from the same
+            ``table_spec()``.
+
+    Returns:
+        the metadata written to the json file.
+    """
+    from prismpic.fileio import write_atomic
+    from prismpic.pdk import dispersion
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    old = Path(reuse_from) / f"{TABLE_NAME}.json" if reuse_from is not None else None
+    if old is not None and old.is_file():
+        meta = json.loads(old.read_text())
+        if {k: meta.get(k) for k in table_spec()} == table_spec():
+            for suffix in (".npz", ".json"):
+                src = old.with_suffix(suffix)
+                if src.resolve() != (out_dir / src.name).resolve():
+                    data = src.read_bytes()
+                    write_atomic(out_dir / src.name, lambda fh, d=data: fh.write(d), binary=True)
+            return meta
+    cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
+    radii = [float(r) for r in radius_nodes()]
+    tasks = []
+    for clad in CLADDINGS:
+        for axis in AXES:
+            for idx, (wl, w, t, f, a) in _grid_points():
+                straight = float(dispersion.neff(wl, w, t, f * t, np.inf, "te", axis, a, clad))
+                tasks.append(("bendrad", (clad, axis, idx), (clad, a, axis, wl, w, t, f, radii, straight, MESH)))
+    t0, c0 = time.perf_counter(), time.process_time()
+    res, _, cpu = run_jobs(tasks, workers or min(2, os.cpu_count() or 1), progress, 0, len(tasks),
+                           load_job_cache(cache_file), cache_file)
+    shape = tuple(n for *_, n in GRID.values()) + (len(radii),)
+    arrays = {}
+    for clad in CLADDINGS:
+        for axis in AXES:
+            im = np.full(shape, np.nan)
+            for idx, _ in _grid_points():
+                line = res[("bendrad", (clad, axis, idx))]
+                im[idx] = [np.nan if v is None else v[0] for v in line]
+            arrays[f"{clad}_{axis}_imag"] = im
+    meta = {**table_spec(),
+            "mode": "decoupled TE (modesolver.bend_modes(decouple_tm=True)), Im n_eff with a PML on the outer side",
+            "solves": len(tasks) * len(radii), "wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s_workers": round(cpu, 1), "cpu_s_parent": round(time.process_time() - c0, 1),
+            "built": time.strftime("%Y-%m-%d")}
+    write_atomic(out_dir / f"{TABLE_NAME}.npz", lambda fh: np.savez_compressed(fh, **arrays), binary=True)
+    write_atomic(out_dir / f"{TABLE_NAME}.json", lambda fh: fh.write(json.dumps(meta, indent=1, ensure_ascii=False)))
+    cache_file.unlink(missing_ok=True)
+    return meta
+
+
+def slab_te0_index(wl, thickness, n_core, n_below, n_above):
+    """TE0 index of an asymmetric slab: k0 t κ = atan(γ_b/κ) + atan(γ_a/κ) (κ, γ: transverse wavenumbers / k0).
+
+    Bisection (60 halvings) to the root; under a JAX trace one Newton step at that root (held constant) carries
+    the implicit-function derivative, jittable; on concrete inputs the same bisection in NumPy (an eager
+    ``fori_loop`` compiles at every new shape). The index of the lower cladding where no TE0 mode is guided.
+    """
+    xs = (wl, thickness, n_core, n_below, n_above)
+    traced = any(isinstance(x, jax.core.Tracer) for x in xs)
+    xp = jnp if traced else np
+    wl, t, n1, nb, na = (xp.asarray(x, dtype=float) for x in xs)
+    k0t = 2 * np.pi / wl * t
+    lo0 = xp.maximum(nb, na)
+
+    def mismatch(n):
+        kap = xp.sqrt(xp.clip(n1**2 - n**2, 1e-30, None))
+        gb, ga = (xp.sqrt(xp.clip(n**2 - c**2, 0.0, None)) for c in (nb, na))
+        return k0t * kap - xp.arctan(gb / kap) - xp.arctan(ga / kap)
+
+    def halve(_, bounds):
+        lo, hi = bounds
+        mid = 0.5 * (lo + hi)
+        up = mismatch(mid) > 0  # the mismatch falls with n: the root lies above mid
+        return xp.where(up, mid, lo), xp.where(up, hi, mid)
+
+    guided = mismatch(lo0 + 1e-12) > 0
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (k0t, n1, lo0)))
+    start = (xp.broadcast_to(lo0 + 1e-12, shape), xp.broadcast_to(n1 - 1e-12, shape))
+    if not traced:
+        bounds = start
+        for i in range(60):
+            bounds = halve(i, bounds)
+        return jnp.asarray(np.where(guided, 0.5 * (bounds[0] + bounds[1]), lo0))
+    lo, hi = jax.lax.fori_loop(0, 60, halve, jax.lax.stop_gradient(start))
+    root = jax.lax.stop_gradient(0.5 * (lo + hi))
+    newton = root - mismatch(root) / jax.grad(lambda n: jnp.sum(mismatch(n)))(root)
+    return jnp.where(guided, newton, lo0)
+
+
+def prior_exponent(wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis):
+    """U (1/µm) of the bend loss's exponential exp(−U R): (2/3) k0 (n² − n_s²)^P / n², n the straight ridge's TE
+    index, n_s the TE0 index of the slab beside it (film − etch, on the same crystal axis). Marcuse's slab bend
+    (BSTJ 50, 2551 (1971)) has P = 3/2; P = 2 leaves the table a smoother rest (off the grid at the default ring,
+    etch 0.32–0.38 µm: within 20 % per axis with 2, 23 % with 3/2), which is all the prior is for."""
+    from prismpic.pdk import dispersion, materials
+
+    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", crystal_axis, sidewall_angle_deg,
+                        cladding)
+    core = materials.n_ln_e(wl) if crystal_axis == "z" else materials.n_ln_o(wl)
+    below = materials.n_sio2(wl)
+    above = below if cladding == "sio2" else materials.n_air(wl)
+    ns = slab_te0_index(wl, film_thickness - etch_depth, core, below, above)
+    return (2.0 / 3.0) * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * jnp.clip(n**2 - ns**2, 0.0, None) ** PRIOR_POWER \
+        / n**2
+
+
+def residual_nodes(im: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """ln Im n_eff + U R at the nodes (last axis: radius, ascending): the part the table interpolates. Where the
+    solve is unresolved (no mode, or Im below ``IM_FLOOR``) the rest of the nearest resolved smaller radius (the
+    prior's exponential continued); a node with none takes the mean rest of the block."""
+    r = radius_nodes()
+    ln = np.where(np.isfinite(im) & (im > IM_FLOOR), np.log(np.clip(im, IM_FLOOR, None)), np.nan)
+    rest = ln + u[..., None] * r
+    for idx in np.ndindex(*rest.shape[:-1]):
+        ok = np.flatnonzero(np.isfinite(rest[idx]))
+        if 0 < ok.size < len(r):
+            rest[idx][ok[-1] + 1:] = rest[idx][ok[-1]]
+    return filled_nan(rest)
+
+
+def _exponents_at(grid: dict, clad: str, axis: str) -> np.ndarray:
+    wl, w, t, f, a = np.meshgrid(*(node_values(k, *v) for k, v in grid.items()), indexing="ij")
+    return np.asarray(prior_exponent(wl, w, t, f * t, a, clad, axis))
+
+
+@functools.cache
+def prior_fits() -> dict:
+    """{(cladding, axis): ChebyshevFit of ``prior_exponent`` on ``PRIOR_GRID``}: what the model reads, so that a
+    query costs one more Chebyshev sum instead of two index lookups and a slab root (measured: 8 CPU-s more for
+    ``prismpic claims`` with the exact prior in every ring program)."""
+    with jax.ensure_compile_time_eval():
+        return {(c, a): ChebyshevFit(PRIOR_GRID, coefficients_from_nodes(_exponents_at(PRIOR_GRID, c, a),
+                                                                         range(len(PRIOR_GRID))))
+                for c in CLADDINGS for a in AXES}
+
+
+def _node_exponents(clad: str, axis: str) -> np.ndarray:
+    wl, w, t, f, a = np.meshgrid(*(node_values(k, *v) for k, v in GRID.items()), indexing="ij")
+    return np.asarray(prior_fits()[(clad, axis)](wl, w, t, f, a))
+
+
+@functools.cache
+def _fits() -> dict:
+    """{(cladding, axis): ChebyshevFit of ln Im n_eff + U R over the grid and the radius}."""
+    path = DATA_DIR / f"{TABLE_NAME}.npz"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no bend radiation table; build it with "
+                                "prismpic.pdk.bend_radiation.build_table()")
+    with np.load(path) as t:
+        arrays = {k: t[k] for k in t.files}
+    extra = (("radius", RADIUS[0], RADIUS[1]),)
+    with jax.ensure_compile_time_eval():  # concrete even when the first call is inside a trace
+        return {(c, a): ChebyshevFit(GRID, coefficients_from_nodes(residual_nodes(arrays[f"{c}_{a}_imag"],
+                                                                                  _node_exponents(c, a)),
+                                                                   range(len(GRID) + 1)), extra)
+                for c in CLADDINGS for a in AXES}
+
+
+def log_imag_neff(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis):
+    """ln Im n_eff of the TE bend mode with its field along ``crystal_axis`` ("z" or "y"): the table's rest minus
+    U R (``prior_exponent``); beyond 40 µm the rest at 40 µm. NaN outside the grid. Arguments as
+    ``loss_db_per_cm``."""
+    rest = _fits()[(cladding, crystal_axis)]
+    r = jnp.asarray(radius, dtype=float)
+    f = etch_depth / film_thickness
+    u = prior_fits()[(cladding, crystal_axis)](wl, width, film_thickness, f, sidewall_angle_deg)
+    return rest(wl, width, film_thickness, f, sidewall_angle_deg,
+                jnp.minimum(r, RADIUS[1])) - u * r
+
+
+def loss_db_per_cm(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
+                   crystal_axis="ring"):
+    """Radiation loss (dB/cm) of a TE bend; 0 for radius = inf.
+
+    Args:
+        wl: wavelength (µm), 1.45–1.65.
+        radius: bend radius of the ridge centre (µm), ≥ 10; inf for straight.
+        width: ridge top width (µm), 0.8–2.0.
+        film_thickness: LN film (µm), 0.4–0.8.
+        etch_depth: ridge etch (µm), 0.5–0.8 of the film.
+        sidewall_angle_deg: wall angle from the horizontal (degrees), 60–90.
+        cladding: "sio2" or "air".
+        crystal_axis: "z" or "y" (the TE field along that crystal axis), or "ring": the average around a ring
+            (or any 90° arc from a crystal axis) of X-cut film (module docstring).
+
+    NaN outside the table's domain (callers check the geometry first: ``dispersion``).
+    """
+    r = jnp.asarray(radius, dtype=float)
+    finite = jnp.isfinite(r)
+    r = jnp.where(finite, r, RADIUS[1])
+    args = (wl, r, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    if crystal_axis == "ring":
+        lz, ly = log_imag_neff(*args, "z"), log_imag_neff(*args, "y")
+        x = 0.5 * jnp.abs(lz - ly)
+        log_im = 0.5 * (lz + ly) + jnp.log(i0e(x)) + x  # ln ⟨α⟩ = ½(ln α_z + ln α_y) + ln I₀(x)
+    elif crystal_axis in AXES:
+        log_im = log_imag_neff(*args, crystal_axis)
+    else:
+        raise ValueError(f"crystal_axis = {crystal_axis!r}; valid: 'z', 'y' or 'ring'")
+    k0 = 2 * jnp.pi / jnp.asarray(wl, dtype=float)
+    return jnp.where(finite, 10 * _LOG10E * 2 * k0 * jnp.exp(log_im) * 1e4, 0.0)
