@@ -1,4 +1,5 @@
-"""The user's prismpic cache: JAX's persistent compilation cache and the command catalog, reused across runs.
+"""The user's prismpic cache: JAX's persistent compilation cache, traced programs (``program_cache``) and the command
+catalog, reused across runs.
 
 The folder is ``PRISMPIC_CACHE_DIR`` when set, else the platform's user cache folder (``~/.cache/prismpic`` on
 Linux, via ``platformdirs``); ``PRISMPIC_CACHE_DIR=off`` turns the cache off. prismpic marks the folder it made
@@ -30,6 +31,8 @@ OFF = "off"
 MARKER = ".prismpic-cache"
 JAX_FOLDER = "jax"  # the JAX entries sit in JAX_FOLDER/<host_folder()>
 CATALOG_FOLDER = "catalog"
+PROGRAM_FOLDER = "programs"  # traced programs (``program_cache``)
+PROGRAM_SUFFIX = ".jaxexport"
 MIN_COMPILE_TIME_S = 0.0
 MAX_SIZE_BYTES = 2 * 1024**3
 JAX_SUFFIXES = ("-cache", "-atime")  # jax/_src/lru_cache.py names its entries KEY-cache and KEY-atime
@@ -166,11 +169,13 @@ def cached_json(name: str, compute):
 
 def is_entry(path: Path, root: Path) -> bool:
     """Whether ``path`` is a cache entry prismpic or JAX wrote in ``root``: a regular file (never a link) named as
-    JAX names its entries in the JAX folder, or a catalog file."""
+    JAX names its entries in the JAX folder, a catalog file or a traced program (``program_cache``)."""
     if path.is_symlink() or not path.is_file():
         return False
     if path.parent.parent == root / JAX_FOLDER and path.parent.name.startswith("cpu-"):
         return path.name.endswith(JAX_SUFFIXES) or path.name == JAX_LOCK
+    if path.parent == root / PROGRAM_FOLDER:
+        return path.suffix == PROGRAM_SUFFIX
     return path.parent == root / CATALOG_FOLDER and path.suffix == ".json"
 
 
@@ -179,7 +184,7 @@ def entries(root: Path) -> list[Path]:
     found = []
     top = root / JAX_FOLDER
     hosts = sorted(top.glob("cpu-*")) if top.is_dir() and not top.is_symlink() else []
-    for folder in (*hosts, root / CATALOG_FOLDER):
+    for folder in (*hosts, root / CATALOG_FOLDER, root / PROGRAM_FOLDER):
         if folder.is_dir() and not folder.is_symlink():
             found += [p for p in sorted(folder.iterdir()) if is_entry(p, root)]
     return found

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.checks import check_array_1d, check_range, concrete, is_traced
 from prismpic.circuits import bank_state
 from prismpic.components import ring_checks, ring_physics, rings
@@ -131,7 +132,7 @@ def _radii_solver(static: tuple):
 
         return jax.lax.fori_loop(0, 8, body, r0)
 
-    return solve
+    return program_cache.reuse(solve)
 
 
 @model_of(rings.ring_add_drop)
@@ -344,7 +345,7 @@ def _prepare(wl, radii, ring_spacing, ring, readout=None):
 
 @functools.lru_cache(maxsize=32)
 def _prepare_fn(ring_spacing: float, static: tuple):
-    @jax.jit
+    @program_cache.reuse(pytree_types=(bank_state.RingCoefficients, bank_state.BankState))
     def prepare(wl, radii, traced, readout, jogs):
         ring = {**dict(static), **traced}
 

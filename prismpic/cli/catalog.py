@@ -446,11 +446,11 @@ def pdk_files(
 @app.command()
 @cli_errors
 def cache(
-    clear: Annotated[bool, typer.Option("--clear", help="remove every entry (compiled programs, the catalog)")]
+    clear: Annotated[bool, typer.Option("--clear", help="remove every entry (compiled and traced programs, the catalog)")]
     = False,
 ):
-    """Where prismpic keeps compiled JAX programs and its catalog between runs (PRISMPIC_CACHE_DIR; "off" turns it
-    off), its size, and --clear to empty it."""
+    """Where prismpic keeps compiled and traced JAX programs and its catalog between runs (PRISMPIC_CACHE_DIR; "off"
+    turns it off), its size, and --clear to empty it."""
     from prismpic import user_cache
 
     if clear:

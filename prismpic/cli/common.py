@@ -241,11 +241,12 @@ def cli_errors(fn):
                 if sig is not None:
                     previous[sig] = signal.signal(sig, _raise_terminated)
             sys.unraisablehook = functools.partial(_unraisable, previous=hook)
-        from prismpic import user_cache
+        from prismpic import program_cache, user_cache
 
         user_cache.enable_compilation_cache()  # compiled programs reused across runs (prismpic/user_cache.py)
         try:
-            return _run_interruptible(fn, args, kwargs) if in_main else fn(*args, **kwargs)
+            with program_cache.enabled():  # and traced ones (prismpic/program_cache.py)
+                return _run_interruptible(fn, args, kwargs) if in_main else fn(*args, **kwargs)
         except typer.Exit:
             raise
         except ValueError as e:  # library and option checks (also fileio.OutputError)

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.components.ring_physics import (
     add_drop_fields,
     bus_transmission,
@@ -128,17 +129,17 @@ def _specs(wl0, order, p: dict, kind: str) -> dict:
 
 @functools.cache
 def _specs_program(kind: str, cladding: str, raised: bool):
-    return jax.jit(lambda wl0, order, q: _specs(wl0, order, _with_layout(q, cladding, raised), kind))
+    return program_cache.reuse(lambda wl0, order, q: _specs(wl0, order, _with_layout(q, cladding, raised), kind))
 
 
 @functools.cache
 def _resonance_program(cladding: str, raised: bool):
-    return jax.jit(lambda wl0, order, q: _resonance(wl0, order, _with_layout(q, cladding, raised)))
+    return program_cache.reuse(lambda wl0, order, q: _resonance(wl0, order, _with_layout(q, cladding, raised)))
 
 
 @functools.cache
 def _phase_program(cladding: str, raised: bool):
-    return jax.jit(lambda wl, q: _theta(wl, _with_layout(q, cladding, raised)))
+    return program_cache.reuse(lambda wl, q: _theta(wl, _with_layout(q, cladding, raised)))
 
 
 def _order(order) -> float:

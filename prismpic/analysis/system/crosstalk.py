@@ -56,6 +56,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.checks import check_choice, check_range
 from prismpic.components import lineshapes, ring_physics, rings
 from prismpic.components.model_signature import model_settings
@@ -158,7 +159,7 @@ def _ring_terms(wl, r, p):
 @functools.lru_cache(maxsize=16)
 def _terms_fn(items: tuple):
     p = dict(items)
-    return jax.jit(jax.vmap(lambda wl, r: _ring_terms(wl, r, p), in_axes=(None, 0)))
+    return program_cache.reuse(jax.vmap(lambda wl, r: _ring_terms(wl, r, p), in_axes=(None, 0)))
 
 
 def _bucket(n: int) -> int:
@@ -193,7 +194,7 @@ def _phase_fn(items: tuple):
     """θ and n_g of ring n (radius r[n]) at its own row of wavelengths wl[n, :]."""
     p = dict(items)
     geo = (p["width"], p["film_thickness"], p["etch_depth"])
-    return jax.jit(jax.vmap(lambda wl, r: (round_trip_phase(wl, r, p), ring_physics.ring_ng(wl, r, *geo))))
+    return program_cache.reuse(jax.vmap(lambda wl, r: (round_trip_phase(wl, r, p), ring_physics.ring_ng(wl, r, *geo))))
 
 
 def _resonances_um(lam0, r, m, p, steps: int = 2) -> np.ndarray:

@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.checks import check_range
 from prismpic.components import gain
 from prismpic.components import soa_dynamics as sd
@@ -101,9 +102,18 @@ def modulated_input(channel_power_w, n_symbols: int, modulated_channel: int, n_c
     return t, p
 
 
-@functools.partial(jax.jit, static_argnames=("stages",))
 def _ripple(t, p, prm, mask, skip, stages):
     """Ripple of the gain each channel has accumulated after each stage (std/mean and peak-to-peak/mean)."""
+    return _ripple_program(stages)(t, p, prm, mask, skip)
+
+
+@functools.lru_cache(maxsize=8)
+def _ripple_program(stages: int):
+    return program_cache.reuse(lambda t, p, prm, mask, skip: _chain_ripple(t, p, prm, mask, skip, stages),
+                               pytree_types=(sd.ChainParams,))
+
+
+def _chain_ripple(t, p, prm, mask, skip, stages):
     n = sd.simulate_chain(t, p, prm, stages)
     eta2 = prm.taper_transmission**2
     gains = jnp.cumprod(jax.vmap(lambda x: sd.stage_gains(x, prm))(n) * eta2, axis=1)  # (T, S, C), at each output

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.analysis.transient import devices, ring_modes, simulate, statespace, waveform_metrics
 
 S1_10_TUNING_NS = 1.0  # seed S1-10: ring tuning in under 1 ns
@@ -147,7 +148,7 @@ def _step_ring(ring_items: tuple) -> tuple[dict, dict]:
 def _columns_program(static: tuple, numeric_names: tuple, ring_spacing: float):
     """jit((wl, radii, {numeric ring settings}) → ``simulate.ring_columns``): one trace per set of names, the
     settings' values traced (a process corner costs no new compile)."""
-    return jax.jit(lambda w, r, num: simulate.ring_columns(w, r, {**dict(static), **num}, ring_spacing))
+    return program_cache.reuse(lambda w, r, num: simulate.ring_columns(w, r, {**dict(static), **num}, ring_spacing))
 
 
 SUBSTEPS = 2  # exponential steps per saved sample of the weight update
@@ -188,7 +189,7 @@ def _weight_step(n_orders: int, n_samples: int = 4001):
         ts = jnp.linspace(0.0, t_end, n_samples)
         return ts, jax.vmap(weight)(ts, xs)
 
-    return jax.jit(run)
+    return program_cache.reuse(run)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,7 +218,7 @@ def query_latency(d: int = 32, symbol_rate_hz: float = 5e9, n_channels: int = 10
     sym = np.zeros((st.wl.size, n_sym))
     sym[:, n_sym // 2:] = 1.0
     volts = np.zeros(st.wl.size)  # every ring on its wavelength: the largest drop signal
-    y = np.asarray(jax.jit(lambda s, v: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
+    y = np.asarray(program_cache.reuse(lambda s, v: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
     edge = n_sym // 2 * st.samples_per_symbol
     half = 0.5 * (y[edge - 1] + y[-1])
     after = np.flatnonzero(np.sign(y[edge:] - half) == np.sign(y[-1] - half))
@@ -297,10 +298,10 @@ def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_R
     st = dataclasses.replace(setup, front=dataclasses.replace(setup.front, power_w=received_power_w / per_watt))
     rng = np.random.default_rng(seed)
     sym = rng.uniform(0.0, 1.0, (st.wl.size, n_symbols))
-    optics = jax.jit(lambda s, v: simulate.channel_optics(st, s, v))(sym, volts)
+    optics = program_cache.reuse(lambda s, v: simulate.channel_optics(st, s, v))(sym, volts)
     key = jax.random.PRNGKey(seed)
 
-    @jax.jit
+    @program_cache.reuse
     def receive(optics, density, rin):
         clean = simulate.received_current(st, optics)
         noisy = simulate.received_current(st, optics, key, True, density, rin)

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.analysis.transient import devices, ring_modes
 from prismpic.analysis.transient import statespace as ss
 from prismpic.checks import check_range
@@ -166,7 +167,7 @@ def channel_setup(d: int = 8, symbol_rate_hz: float = 5e9, samples_per_symbol: i
     static = tuple(k for k, bw in blocks.items() if not devices.dynamic(bw, dt))
     spacing_um = float(bank_model.RING_SPACING if ring_spacing is None else ring_spacing)
     bank_model.check_bank_inputs(wl, radii, 0.0, 0.0, ring)
-    cols = jax.jit(lambda w, r: ring_columns(w, r, ring, spacing_um))(wl, radii)
+    cols = program_cache.reuse(lambda w, r: ring_columns(w, r, ring, spacing_um))(wl, radii)
     cols = {k: np.asarray(v) for k, v in cols.items()}
     return ChannelSetup(wl, radii, ring, spacing_um, int(n_orders), front, back, float(symbol_rate_hz),
                         int(samples_per_symbol), dt, static, cols, float(rise))

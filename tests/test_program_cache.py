@@ -1,0 +1,150 @@
+"""Traced programs reused across runs (``prismpic.program_cache``): the same numbers as ``jax.jit``, a key that
+follows everything the program depends on, nothing written outside ``enabled()`` or into a foreign folder."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prismpic import program_cache, user_cache
+
+SCALE = 3.0
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A fresh user cache and an empty in-process table of programs (as in a new process)."""
+    monkeypatch.setenv(user_cache.ENV, str(tmp_path / "c"))
+    # this module's functions are keyed like prismpic's (by name, bytecode and closure)
+    monkeypatch.setattr(program_cache, "KNOWN_PACKAGES", (*program_cache.KNOWN_PACKAGES, __name__))
+    program_cache.forget()
+    yield tmp_path / "c" / user_cache.PROGRAM_FOLDER
+    program_cache.forget()
+
+
+def _files(folder):
+    return sorted(p.name for p in folder.glob(f"*{user_cache.PROGRAM_SUFFIX}")) if folder.is_dir() else []
+
+
+def _scaled(factor):
+    return program_cache.reuse(lambda x, w: jnp.sin(factor * x) @ w["m"] + w["b"])
+
+
+def _args(n=5):
+    x = jnp.linspace(0.0, 1.0, n)
+    return x, {"m": jnp.ones((n, 2)), "b": jnp.arange(2.0)}
+
+
+def test_a_reused_program_gives_the_numbers_of_jit_and_is_read_back_instead_of_traced(cache, monkeypatch):
+    f = _scaled(SCALE)
+    plain = np.asarray(jax.jit(lambda x, w: jnp.sin(SCALE * x) @ w["m"] + w["b"])(*_args()))
+    with program_cache.enabled():
+        first = np.asarray(f(*_args()))
+        assert len(_files(cache)) == 1
+        program_cache.forget()  # as a new process: read from the file
+        monkeypatch.setattr(program_cache, "_export", lambda *a: pytest.fail("exported again"))
+        second = np.asarray(f(*_args()))
+    assert np.array_equal(first, plain) and np.array_equal(second, plain)
+
+
+def test_the_key_follows_closed_over_values_argument_shapes_and_the_sources(cache, monkeypatch):
+    with program_cache.enabled():
+        a = np.asarray(_scaled(SCALE)(*_args()))
+        b = np.asarray(_scaled(2.0)(*_args()))  # same code, another closed-over value
+        c = np.asarray(_scaled(SCALE)(*_args(7)))  # another shape
+    assert len(_files(cache)) == 3 and not np.array_equal(a, b) and c.shape == a.shape
+    fn = _scaled(SCALE)
+    keys = {program_cache.program_key(fn, _args()), program_cache.program_key(_scaled(2.0), _args()),
+            program_cache.program_key(fn, (_args()[0].astype(jnp.float32), _args()[1])),
+            program_cache.program_key(fn, (np.asarray(_args()[0]), _args()[1]))}
+    assert len(keys) == 4
+    arr = np.arange(3.0)
+    k1 = program_cache.program_key(lambda x: x * arr, (1.0,))
+    arr[0] = 9.0  # a closed-over array is keyed by its content
+    assert program_cache.program_key(lambda x: x * arr, (1.0,)) != k1
+    before = program_cache.program_key(fn, _args())
+    monkeypatch.setattr(user_cache, "source_key", lambda: "othersources")
+    assert program_cache.program_key(fn, _args()) != before
+
+
+def test_entries_of_other_sources_are_removed_and_nothing_else(cache, monkeypatch):
+    with program_cache.enabled():
+        _scaled(SCALE)(*_args())
+    assert _files(cache)
+    (cache / "notes.txt").write_text("the user's")
+    monkeypatch.setattr(user_cache, "source_key", lambda: "newsources")
+    program_cache.forget()
+    with program_cache.enabled():
+        _scaled(SCALE)(*_args())
+    assert [n.split("-")[0] for n in _files(cache)] == ["newsources"]
+    assert (cache / "notes.txt").read_text() == "the user's"
+    assert user_cache.usage()["entries"] == 1
+    assert user_cache.clear()[0] == 1 and _files(cache) == [] and (cache / "notes.txt").exists()
+
+
+class Opaque:
+    """A value without fields: not describable."""
+
+    def __init__(self, v):
+        self.v = v
+
+
+def test_what_cannot_be_keyed_runs_as_usual(cache):
+    o = Opaque(2.0)
+    f = program_cache.reuse(lambda x: x * o.v)
+    with program_cache.enabled():
+        assert float(f(jnp.float64(1.5))) == 3.0
+        with pytest.raises(program_cache.Unkeyable):
+            program_cache.program_key(f, (1.0,))
+    assert _files(cache) == []
+
+
+def test_outside_enabled_and_under_a_trace_nothing_is_written_and_gradients_flow(cache):
+    f = _scaled(SCALE)
+    f(*_args())
+    assert _files(cache) == []
+    x, w = _args()
+    with program_cache.enabled():
+        g = jax.grad(lambda x: jnp.sum(f(x, w)))(x)
+        jitted = np.asarray(jax.jit(f)(x, w))
+    assert _files(cache) == []
+    assert np.allclose(np.asarray(g), SCALE * np.cos(SCALE * np.asarray(x)) * 2, rtol=1e-12)
+    assert np.array_equal(jitted, np.asarray(f(x, w)))
+
+
+def test_a_foreign_folder_is_not_written(tmp_path, monkeypatch):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    monkeypatch.setenv(user_cache.ENV, str(mine))
+    program_cache.forget()
+    with program_cache.enabled():
+        assert not program_cache.is_enabled()
+        _scaled(SCALE)(*_args())
+    assert list(mine.iterdir()) == []
+
+
+def test_the_physics_programs_give_the_same_numbers_reused(cache):
+    """The programs the ledger reuses (a bank's radius solve and prepared state, ring specs, crosstalk terms) give bit-identical numbers from the cache, written and read back, as from ``jax.jit``."""
+    from prismpic.analysis.system import crosstalk
+    from prismpic.circuits import bank_model
+    from prismpic.components import rings
+
+    def run():
+        wl = np.linspace(1.545, 1.555, 4)
+        radii = bank_model.bank_radii(wl)
+        state = bank_model.prepare_bank(wl, radii)
+        specs = rings.ring_specs(1.55, "add_drop")
+        p = crosstalk.ring_settings({})
+        terms = crosstalk.ring_terms(wl, radii, p)
+        return jax.tree.leaves((radii, state, specs, terms))
+
+    plain = run()
+    with program_cache.enabled():
+        written = run()
+        program_cache.forget()
+        read = run()
+    assert program_cache.skipped() == {}
+    assert len(_files(cache)) == 4
+    for a, b, c in zip(plain, written, read, strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+        assert np.array_equal(np.asarray(a), np.asarray(c), equal_nan=True)
