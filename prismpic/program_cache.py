@@ -252,8 +252,8 @@ def reuse(fn=None, *, pytree_types: tuple = ()):
 
     @functools.wraps(fn)
     def call(*args):
-        if not is_enabled():
-            return jitted(*args)
+        if not is_enabled() or any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(args)):
+            return jitted(*args)  # off, or inside the caller's trace (no derivatives in an exported program)
         try:
             key = program_key(fn, args)
         except Unkeyable as e:

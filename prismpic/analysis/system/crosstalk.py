@@ -336,7 +336,7 @@ def _bank_jacobian_fn(items: tuple, ring_spacing: float):
         return bank_model.balanced_weights(ch, r, v[None, :], delta_t_k=t[None, :], ring_spacing=ring_spacing,
                                            **bank_ring)[0]
 
-    return jax.jit(jax.jacfwd(w, argnums=(0, 1)))
+    return program_cache.reuse(jax.jacfwd(w, argnums=(0, 1)))
 
 
 def _bank_jacobians(ch, r, v0, p, ring_spacing):

@@ -9,6 +9,7 @@ fields beside the S-parameters at 43 wavelengths (±5 linewidths, half an FSR, t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.constants import c as C_M_PER_S
 
+from prismpic import program_cache
 from prismpic.analysis.transient import ring_modes, waveform_metrics
 from prismpic.analysis.transient import statespace as ss
 from prismpic.analysis.transient.devices import DAC_RISE_SYMBOLS
@@ -64,6 +66,11 @@ def _systems(wls, p, kind, n_orders):
     return jax.vmap(lambda w: ring_modes.ring_lti(ring_modes.carrier_coefficients(w, p, kind), n_orders))(wls)
 
 
+@functools.lru_cache(maxsize=16)
+def _systems_program(p, kind: str, n_orders: int):
+    return program_cache.reuse(lambda wls: _systems(wls, p, kind, n_orders), pytree_types=(ss.LTI,))
+
+
 def output_index(kind: str) -> int:
     """The port a ring's eye is read at: drop (o4, index 1) for add-drop, through (o2, index 0) for all-pass."""
     return 1 if kind == "add_drop" else 0
@@ -75,7 +82,7 @@ def steady_state_error(kind: str, p: dict, wls, n_orders: int = 1) -> tuple[floa
     from prismpic.components import rings
 
     wls = jnp.asarray(wls, dtype=float)
-    systems = jax.jit(_systems, static_argnums=(1, 2, 3))(wls, _frozen(p), kind, n_orders)
+    systems = _systems_program(_frozen(p), kind, n_orders)(wls)
     tau = float(np.max(np.asarray(ring_modes.energy_decay_time_ps(ring_modes.carrier_coefficients(wls[0], p, kind)))))
     dt = tau / 4
     n = int(SETTLE_LIFETIMES * tau / dt)
