@@ -11,10 +11,12 @@ The key (``program_key``): the function (module, qualified name, bytecode), the 
 defaults (``describe``: numbers, strings, arrays by content, prismpic and library functions by name and closure,
 dataclasses and named tuples by fields), the arguments' tree structure, types, shapes and dtypes, prismpic's
 sources and data (``user_cache.source_key``), the versions of Python and of the libraries traced code runs
-(``LIBRARIES``) and whether JAX computes in float64. A value it cannot describe (a function from outside those packages, an object
-without fields) means no reuse for that call: the function runs as usual. Module state changed at run time (a
-test's monkeypatch) is not in the key, which is why reuse is off outside ``enabled()``. Under a trace (the
-caller's jit, grad or vmap) the function also runs as usual: an exported program carries no derivatives.
+(``LIBRARIES``) and whether JAX computes in float64. A value it cannot describe (a function from outside those
+packages, an object without fields) means no reuse for that call: the function runs as usual (``skipped()`` says
+why). Module state changed at run time (a test's monkeypatch) is not in the key, which is why reuse is off outside
+``enabled()``. Under a trace (the caller's jit, grad or vmap) the function also runs as usual: an exported program
+carries no derivatives. JAX keeps no traced program across processes; ``jax.export`` gives the serialization,
+this module the key.
 JAX and NumPy are imported where they are used, so that ``enabled()`` costs the CLI nothing before a command
 needs them.
 

@@ -124,7 +124,8 @@ def test_a_foreign_folder_is_not_written(tmp_path, monkeypatch):
 
 
 def test_the_physics_programs_give_the_same_numbers_reused(cache):
-    """The programs the ledger reuses (a bank's radius solve and prepared state, ring specs, crosstalk terms) give bit-identical numbers from the cache, written and read back, as from ``jax.jit``."""
+    """The programs the ledger reuses (a bank's radius solve and prepared state, ring specs, crosstalk terms) give
+    bit-identical numbers from the cache, written and read back, as from ``jax.jit``."""
     from prismpic.analysis.system import crosstalk
     from prismpic.circuits import bank_model
     from prismpic.components import rings
