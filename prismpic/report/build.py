@@ -117,9 +117,20 @@ def ring_spectrum_check(ring: dict, specs: dict):
     s = rings.ring_add_drop_model(wl=wl, **ring)
     thr, drp = np.asarray(jnp.abs(s[("o1", "o2")]) ** 2), np.asarray(jnp.abs(s[("o1", "o4")]) ** 2)
     wl_nm = np.asarray(wl) * 1e3
-    analysis = analyze_spectrum(wl_nm, thr, drp, radius_um=ring.get("radius", rings.RING_RADIUS), coupling="over",
-                                reference_nm=wl0 * 1e3)
+    analysis = analyze_spectrum(wl_nm, thr, drp, radius_um=ring.get("radius", rings.RING_RADIUS),
+                                coupling=design_coupling_regime(specs), reference_nm=wl0 * 1e3)
     return analysis, wl_nm, thr, drp
+
+
+def design_coupling_regime(specs: dict) -> str:
+    """Which of the through port's two readings the ring is: "under" when r1 > a·r2 (the input coupling weaker
+    than the round-trip loss and the drop coupling together), else "over" (McKinnon et al., Opt. Express 17, 18971
+    (2009)). A spectrum cannot tell them apart (``analysis.spectra.intrinsic_q``); the report knows its design.
+    A ring with equal gaps is always "under": its drop coupling alone equals the input coupling."""
+    r1 = np.sqrt(1.0 - specs["kappa2"])
+    r2 = np.sqrt(1.0 - specs["kappa2_drop"])
+    a = 10 ** (-specs["round_trip_loss_db"] / 20)
+    return "under" if r1 > a * r2 else "over"
 
 
 def _ring(ctx: ReportContext) -> dict:
@@ -154,7 +165,8 @@ def _ring(ctx: ReportContext) -> dict:
         # fsr_nm: spacing of adjacent fitted resonances, a linear fit against wavelength evaluated at fsr_wl_nm
         "spectrum_check": {"fsr_nm": analysis.fsr_nm, "fsr_wl_nm": wl0 * 1e3,
                            "fsr_pairs_nm": list(analysis.fsr_pairs_nm), "fsr_pair_wl_nm": list(analysis.fsr_wl_nm),
-                           "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded},
+                           "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded,
+                           "q_intrinsic": analysis.q_intrinsic},
         "critical_gap_um": _critical_gap(ring),
         "process_spread": _ring_process_spread(ctx, kind, ring),
         "params": ring,

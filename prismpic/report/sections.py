@@ -275,7 +275,9 @@ def _ring(ring: dict) -> list[dict]:
             f"Fitted from the simulated spectrum (prismpic.analysis.spectra): FSR {fmt(check.get('fsr_nm'), 'nm')} "
             f"= spacing of adjacent fitted resonances{at} (linear fit of the spacings against wavelength; the "
             f"table's FSR is λ_r²/(n_g L) at the same λ_r), FWHM {fmt(check.get('fwhm_nm'), 'nm')}, "
-            f"Q_L {fmt(check.get('q_loaded'))}.")})
+            f"Q_L {fmt(check.get('q_loaded'))}"
+            + (f", Q_i {fmt(check['q_intrinsic'])} (through and drop inverted in the regime the design fixes)"
+               if check.get("q_intrinsic") is not None else "") + ".")})
     if ps.get("corners"):
         blocks.append({"kind": "plot", "name": "ring_corners"})
         cols = (("q_loaded", ""), ("extinction_db", "dB"), ("fsr_nm", "nm"), ("fwhm_nm", "nm"),

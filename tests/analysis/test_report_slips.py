@@ -107,6 +107,21 @@ def test_each_fsr_is_what_its_label_says(ring_check):
     assert (analysis.fsr_nm - specs["fsr_nm"]) == pytest.approx(at_lam_r - local, abs=2e-5)
 
 
+def test_the_spectrum_check_reads_the_models_intrinsic_q(ring_check):
+    """The spectrum check inverts the simulated through and drop spectra (Airy inversion, McKinnon et al. 2009) in
+    the regime the design fixes (equal gaps: under-coupled, r1 > a·r2); it gave the other root (9.39e4, 36 % high)
+    while it was told "over". The model's Q_i is λ over the Airy FWHM of its round-trip amplitude alone."""
+    specs, analysis, _ = ring_check
+    assert report.design_coupling_regime(specs) == "under"
+    a = 10 ** (-specs["round_trip_loss_db"] / 20)
+    fwhm_um = specs["fsr_nm"] * 1e-3 * 2 / math.pi * math.asin((1 - a) / (2 * math.sqrt(a)))  # Airy line of a alone
+    q_i = specs["resonance_um"] / fwhm_um
+    assert analysis.q_intrinsic == pytest.approx(q_i, rel=2e-3)
+    assert analysis.q_intrinsic == pytest.approx(specs["q_intrinsic"], rel=2e-3)
+    over = dict(specs, kappa2=0.2, kappa2_drop=0.01)  # a strong input coupler beside a weak drop: over-coupled
+    assert report.design_coupling_regime(over) == "over"
+
+
 def test_ring_section_labels_carry_the_definitions():
     ring = {"radius_um": 20.0, "gap_um": 0.2, "fsr_nm": 8.1455, "resonance_nm": 1545.95,
             "spectrum_check": {"fsr_nm": 8.1453, "fsr_wl_nm": 1545.95, "fwhm_nm": 0.1335, "q_loaded": 11582.0}}
