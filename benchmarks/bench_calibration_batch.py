@@ -28,6 +28,8 @@ R_UM = 20.0
 def write_wafer(folder: Path, n: int, points: int, seed: int = 1) -> None:
     """``n`` spectra CSVs ``die_x{i}_y{j}.csv`` around the nominal ring (n_g and κ² from the project's models)."""
     from prismpic.components import ring_physics, rings
+    from prismpic.components.ring_design import RingDesign
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     ring = rings.ring_params("add_drop", {})
     ng0 = float(ring_physics.ring_ng(1.55, R_UM))
@@ -35,8 +37,8 @@ def write_wafer(folder: Path, n: int, points: int, seed: int = 1) -> None:
     wl = np.linspace(1538.0, 1562.0, points)
     k2_c = np.sin(np.asarray(ring_physics.coupling_angle(wl * 1e-3, ring["gap"], R_UM))) ** 2
     k0 = float(np.interp(1550.0, wl, k2_c))
-    geo = {k: ring[k] for k in ("width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
-    a_bend = np.asarray(ring_physics.ring_round_trip(wl * 1e-3, radius=R_UM, loss_db_per_cm=0.0, **geo)[0])
+    bend_only = RingDesign(radius=R_UM, loss_db_per_cm=0.0, ridge=RidgeStack.from_params(ring))
+    a_bend = np.asarray(ring_physics.ring_round_trip(wl * 1e-3, bend_only)[0])
     rng = np.random.default_rng(seed)
     side = math.ceil(math.sqrt(n))
     for i in range(n):

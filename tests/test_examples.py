@@ -164,13 +164,14 @@ def test_foreign_pdk_cross_section(in_tmp):
     with prismpic's n_g of the 1.0 µm ridge on the preset to 0.5 %."""
     from prismpic.pdk import dispersion
     from prismpic.pdk.platforms import preset_settings
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     mod = load("foreign_pdk_cross_section")
     out = mod.cli(["--quick"])
     fringe = out["fringe_nm"]["tfln400"]
     wl0 = 1.55
     assert fringe == pytest.approx(wl0**2 / (2.22 * mod.DELTA_LENGTH_UM) * 1e3, rel=0.02)
-    ng = float(dispersion.ng(wl0, width=1.0, polarization="te", crystal_axis="z",
-                             **preset_settings("tfln400", dispersion.ng)))
+    ridge = RidgeStack(width=1.0, **preset_settings("tfln400", RidgeStack))
+    ng = float(dispersion.ng(wl0, ridge, polarization="te", crystal_axis="z"))
     assert fringe == pytest.approx(wl0**2 / (ng * mod.DELTA_LENGTH_UM) * 1e3, rel=0.005)
     assert (in_tmp / "foreign_mzi.png").exists()

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import FIELDS, RidgeStack
 
 N = settings.default.max_examples
 POSITIVE_ENDINGS = ("length", "width", "gap", "radius", "size", "thickness", "length_m")
@@ -55,6 +56,11 @@ DISPERSION = {
 AXIS = {"wl": "wl", "width": "width", "film_thickness": "film", "sidewall_angle_deg": "angle", "gap": "gap"}
 
 
+def with_ridge(kwargs: dict) -> dict:
+    """``kwargs`` of a dispersion call with the ridge's (``RidgeStack`` fields) gathered into ``ridge``."""
+    return {**{k: v for k, v in kwargs.items() if k not in FIELDS}, "ridge": RidgeStack.from_params(kwargs)}
+
+
 @settings(max_examples=5 * N)
 @given(data=st.data())
 def test_fuzz_dispersion(data):
@@ -80,7 +86,7 @@ def test_fuzz_dispersion(data):
         arr = np.full(data.draw(st.integers(2, 6)), good)
         arr[data.draw(st.integers(0, arr.size - 1))] = value
         value = arr
-    raises_naming(fn, *names, **{param: value})
+    raises_naming(fn, *names, **with_ridge({param: value}))
 
 
 @settings(max_examples=N)
@@ -90,7 +96,7 @@ def test_fuzz_dispersion(data):
 def test_fuzz_dispersion_choices(name, opt, value):
     if value in ("te", "tm", "z", "y", "sio2", "air"):
         return
-    raises_naming(DISPERSION[name][0], opt, **{opt: value})
+    raises_naming(DISPERSION[name][0], opt, **with_ridge({opt: value}))
 
 
 # ---------------------------------------------------------------------------- device models
@@ -263,4 +269,4 @@ def test_device_params_cover_every_registered_model():
     (dispersion.ng, {"width": [1.4, None]}, ("width",)),
 ])
 def test_non_numeric_arguments(fn, kwargs, names):
-    raises_naming(fn, *names, **kwargs)
+    raises_naming(fn, *names, **with_ridge(kwargs))

@@ -56,6 +56,7 @@ def no_option(tmp_path_factory):
 
 def test_platform_table_is_the_presets_stack_solved_there(tfln400):
     from prismpic.pdk import dispersion
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     rep, page = tfln400
     p = rep["platform"]
@@ -63,14 +64,15 @@ def test_platform_table_is_the_presets_stack_solved_there(tfln400):
     assert (p["film_thickness_um"], p["etch_depth_um"], p["sidewall_angle_deg"], p["cladding"]) == (0.4, 0.2, 76.5,
                                                                                                     "sio2")
     geo = {k: TFLN400[k] for k in ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
+    ridge = RidgeStack(width=RIDGE_WIDTH, **geo)
     for axis in ("z", "y"):
-        assert p[f"neff_te_{axis}"] == pytest.approx(float(dispersion.neff(1.55, RIDGE_WIDTH, **geo, crystal_axis=axis)),
+        assert p[f"neff_te_{axis}"] == pytest.approx(float(dispersion.neff(1.55, ridge, crystal_axis=axis)),
                                                      rel=1e-12)
-        assert p[f"ng_te_{axis}"] == pytest.approx(float(dispersion.ng(1.55, RIDGE_WIDTH, **geo, crystal_axis=axis)),
+        assert p[f"ng_te_{axis}"] == pytest.approx(float(dispersion.ng(1.55, ridge, crystal_axis=axis)),
                                                    rel=1e-12)
-    assert p["eo_overlap"] == pytest.approx(float(dispersion.eo_overlap(1.55, RIDGE_WIDTH, **geo)), rel=1e-12)
+    assert p["eo_overlap"] == pytest.approx(float(dispersion.eo_overlap(1.55, ridge)), rel=1e-12)
     # the 600 nm stack's n_eff is not what the table shows: the preset really moved the solve
-    assert abs(p["neff_te_z"] - float(dispersion.neff(1.55, RIDGE_WIDTH, crystal_axis="z"))) > 0.05
+    assert abs(p["neff_te_z"] - float(dispersion.neff(1.55, RidgeStack(width=RIDGE_WIDTH), crystal_axis="z"))) > 0.05
     # 0.4 µm is below the TM table's films (dispersion.domain: [0.5, 0.7] µm); the TE, bend, coupler tables cover it
     assert set(p["outside_domains"]) == {"tm"} and "0.4" in p["outside_domains"]["tm"]
     blocks = next(s for s in report_sections.sections(rep) if s["id"] == "platform")["blocks"]
@@ -125,12 +127,14 @@ def test_no_option_is_prismpic_and_the_pre_preset_numbers(no_option, tmp_path):
     --platform prismpic writes the same report."""
     from prismpic.components import rings
     from prismpic.pdk import dispersion
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     rep, _ = no_option
     assert rep["platform_preset"]["name"] == "prismpic" and rep["platform_preset"]["not_followed"] == {}
     p = rep["platform"]
-    assert p["neff_te_z"] == float(dispersion.neff(1.55, RIDGE_WIDTH, 0.6, 0.35, crystal_axis="z"))
-    assert p["eo_overlap"] == float(dispersion.eo_overlap(1.55, RIDGE_WIDTH, 0.6, 0.35))
+    ridge = RidgeStack(width=RIDGE_WIDTH, film_thickness=0.6, etch_depth=0.35)
+    assert p["neff_te_z"] == float(dispersion.neff(1.55, ridge, crystal_axis="z"))
+    assert p["eo_overlap"] == float(dispersion.eo_overlap(1.55, ridge))
     ref = rings.ring_specs(kind="add_drop")
     assert all(rep["ring"][k] == ref[k] for k in RING_KEYS)
     named, _ = _run(tmp_path / "rep", "--platform", "prismpic")

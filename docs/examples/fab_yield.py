@@ -31,8 +31,10 @@ import numpy as np
 import prismpic  # noqa: F401  (float64)
 from prismpic.analysis.sweep import sweep
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 from prismpic.fileio import save_figure_atomic
 from prismpic.pdk.process import DEFAULT_PROCESS, PARAMETERS
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 
 SCALES = (0.5, 1.0, 2.0)  # the process's 1σ spreads times these: a good line, the nominal one, a poor one
@@ -41,13 +43,13 @@ SCALES = (0.5, 1.0, 2.0)  # the process's 1σ spreads times these: a good line, 
 def resonance_fn(wl0: float = 1.55):
     """(λ_design (µm), FSR (nm), f(**process values) → resonance (µm) of the design order), f jitted."""
     p = rings.ring_params("add_drop", {})
+    design = RingDesign.from_params(p)
     nominal = DEFAULT_PROCESS.nominal()
 
     def theta(wl, film_thickness, etch_depth, sidewall_angle_deg, width_bias, gap_bias):
-        return ring_physics.ring_round_trip(
-            wl, p["radius"], p["width"] + width_bias, p["gap"] + gap_bias, None, p["electrode_gap"],
-            p["electrode_coverage"], film_thickness, etch_depth, p["loss_db_per_cm"],
-            sidewall_angle_deg=sidewall_angle_deg, cladding=nominal["cladding"])[1]
+        ridge = RidgeStack(width=p["width"] + width_bias, film_thickness=film_thickness, etch_depth=etch_depth,
+                           sidewall_angle_deg=sidewall_angle_deg, cladding=nominal["cladding"])
+        return ring_physics.ring_round_trip(wl, design.replace(gap=p["gap"] + gap_bias, ridge=ridge))[1]
 
     x0 = {k: nominal[k] for k in PARAMETERS}
     m = round(float(jax.jit(theta)(wl0, **x0)) / (2 * math.pi))  # the order nearest wl0
@@ -61,8 +63,8 @@ def resonance_fn(wl0: float = 1.55):
         return jax.lax.fori_loop(0, 6, body, jnp.asarray(wl0))
 
     lam0 = float(resonance(**x0))
-    ng = float(ring_physics.ring_ng(lam0, p["radius"], p["width"], nominal["film_thickness"], nominal["etch_depth"],
-                                    sidewall_angle_deg=nominal["sidewall_angle_deg"], cladding=nominal["cladding"]))
+    ridge = RidgeStack.from_params({**nominal, "width": p["width"]})
+    ng = float(ring_physics.ring_ng(lam0, p["radius"], ridge))
     fsr_nm = lam0**2 / (ng * 2 * math.pi * p["radius"]) * 1e3  # FSR = λ²/(n_g L)
     return lam0, fsr_nm, resonance
 

@@ -27,6 +27,7 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.analysis.sweep import sweep
 from prismpic.analysis.system import channel_plan
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 from prismpic.fileio import save_figure_atomic
 
 C_BAND_NM = channel_plan.C_BAND_NM
@@ -41,16 +42,15 @@ def single_family_worst_db(spacings_nm, d: int = 32, center_nm: float = 1550.0, 
     channel i relative to its peak is the Airy ratio (1 − x)²/(1 − 2x cos φ + x²), φ its
     round-trip phase offset from resonance, with x = t1·t2·a of the ring.
     """
-    p = rings.ring_params("add_drop", {})
-    t1, _, t2, _ = (float(v) for v in ring_physics.coupler_fields(center_nm * 1e-3, p["gap"], p["gap_drop"], radius, p["width"],
-                                                       p["film_thickness"], p["etch_depth"], 0.0))
-    a, _ = ring_physics.ring_round_trip(center_nm * 1e-3, radius)
+    ring = RingDesign.from_params({**rings.ring_params("add_drop", {}), "radius": radius})
+    t1, _, t2, _ = (float(v) for v in ring_physics.coupler_fields(center_nm * 1e-3, ring))
+    a, _ = ring_physics.ring_round_trip(center_nm * 1e-3, ring)
     x = t1 * t2 * float(a)
     idx = jnp.arange(d)
 
     def worst(spacing_nm):
         lam = (center_nm + spacing_nm * (idx - (d - 1) / 2)) * 1e-3
-        theta = ring_physics.ring_round_trip(lam, radius)[1]  # phase of the family at each channel
+        theta = ring_physics.ring_round_trip(lam, ring)[1]  # phase of the family at each channel
         # ring j is tuned so that θ_j(λ_j) = 2πm: its phase at λ_i is θ(λ_i) − θ(λ_j) (same radius family)
         phi = theta[:, None] - theta[None, :]
         ratio = (1 - x) ** 2 / (1 - 2 * x * jnp.cos(phi) + x**2)

@@ -33,12 +33,14 @@ from prismpic.checks import check_array_1d, check_range, concrete, is_traced
 from prismpic.circuits import bank_state
 from prismpic.components import ring_checks, ring_physics, rings
 from prismpic.components.detector_figures import RESPONSIVITY_A_PER_W
-from prismpic.components.model_signature import CELL, cell_defaults, model_of
+from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.sbends import sbend_response
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk.cross_sections import RING_RADIUS
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG
 
 RING_SPACING = 10.0  # µm of bus between adjacent ring cells
 GRID_SPACING_NM = 1.6  # channel spacing of the wavelength grid (S1-03)
@@ -73,9 +75,13 @@ def check_plan(d: int, spacing_nm: float, center_nm: float) -> None:
                          f"{center_nm:g} nm leave the {lo:g}–{hi:g} nm band of the channel plan")
 
 
-_WALL_KEYS = ("sidewall_angle_deg", "cladding")  # process: ridge wall angle (°) and cladding, as film and etch
-_RT_KEYS = ("width", "gap", "gap_drop", "electrode_gap", "electrode_coverage", "electrode_height", "film_thickness",
-            "etch_depth", "loss_db_per_cm", "voltage_v", "delta_t_k", "dneff", "dng", *_WALL_KEYS)
+def ring_design(ring: dict) -> tuple[RingDesign, dict]:
+    """(design, the rest) of a bank's shared ring keywords: the ``RingDesign`` they name (``ring_add_drop_model``'s
+    keywords, the cell's defaults for the absent ones; each ring's radius is its own) and the model arguments that
+    are no design (voltage_v, delta_t_k, bus_length, electrode_width). ValueError naming an unknown keyword,
+    traced values or not (names are static)."""
+    p = rings.ring_params("add_drop", ring)
+    return RingDesign.from_params(p), {k: p[k] for k in ("voltage_v", "delta_t_k", "bus_length", "electrode_width")}
 
 
 def check_ring_domain(channels_um, radii, ring: dict) -> None:
@@ -88,11 +94,10 @@ def check_ring_domain(channels_um, radii, ring: dict) -> None:
     if ch is None or r is None:
         return
     r = np.atleast_1d(np.asarray(r, dtype=float))
-    p = {k: v for k, v in ring.items() if k in _MODEL_KEYS or k in _RT_KEYS}
     try:
         for end in (ch.min(), ch.max()):
             for radius in {float(r.min()), float(r.max())}:
-                ring_checks.check_ring_inputs(float(end), rings.ring_params("add_drop", {**p, "radius": radius}))
+                ring_checks.check_ring_inputs(float(end), rings.ring_params("add_drop", {**ring, "radius": radius}))
     except ValueError as e:
         raise ValueError(f"channels_um: {e}" if str(e).startswith("wl") else str(e)) from None
 
@@ -103,11 +108,11 @@ def bank_radii(channels_um, radius0: float = RING_RADIUS, **ring) -> np.ndarray:
     Solves θ(λ_j, R) = 2πm_j by Newton's method in R (vectorised over channels), m_j the
     order nearest ``radius0``'s at λ_j.
     """
-    p = {k: v for k, v in ring.items() if k in _RT_KEYS}
+    ring_design(ring)  # unknown names
     if concrete(radius0) is not None:
         check_range("radius0", radius0, RULES.min_bend_radius, 500.0, unit="µm")
-    check_ring_domain(channels_um, radius0, p)
-    static, traced = _split_static(p)
+    check_ring_domain(channels_um, radius0, ring)
+    static, traced = _split_static(ring)
     return np.asarray(_radii_solver(static)(jnp.asarray(channels_um, dtype=float), float(radius0), traced))
 
 
@@ -117,10 +122,11 @@ def _radii_solver(static: tuple):
 
     @jax.jit
     def solve(wl, radius0, traced):
-        p = {**dict(static), **traced}
+        design, rest = ring_design({**dict(static), **traced})
 
         def theta(r):  # one ring per channel (a scalar radius each: the plate geometry integrates over the arc)
-            return jax.vmap(lambda r_j, w_j: ring_physics.ring_round_trip(w_j, r_j, **p)[1])(r, wl)
+            return jax.vmap(lambda r_j, w_j: ring_physics.ring_round_trip(
+                w_j, design.replace(radius=r_j), rest["voltage_v"], rest["delta_t_k"])[1])(r, wl)
 
         r0 = jnp.full(wl.shape, radius0)
         m = jnp.round(theta(r0) / (2 * jnp.pi))
@@ -148,18 +154,16 @@ def plan_radii(d: int = BANK_D, spacing_nm: float = GRID_SPACING_NM, center_nm: 
     so a bank on another stack (``pdk.platforms``) has other radii for the same plan.
     """
     check_plan(d, spacing_nm, center_nm)
+    ridge = RidgeStack(width=float(width), film_thickness=float(film_thickness), etch_depth=float(etch_depth),
+                       sidewall_angle_deg=float(sidewall_angle_deg), cladding=cladding)
     return _plan_radii(int(d), float(spacing_nm), float(center_nm), float(gap),
-                       None if gap_drop is None else float(gap_drop), float(width), float(film_thickness),
-                       float(etch_depth), float(sidewall_angle_deg), cladding)
+                       None if gap_drop is None else float(gap_drop), ridge)
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_radii(d, spacing_nm, center_nm, gap, gap_drop, width, film_thickness, etch_depth, sidewall_angle_deg,
-                cladding) -> tuple[float, ...]:
+def _plan_radii(d, spacing_nm, center_nm, gap, gap_drop, ridge: RidgeStack) -> tuple[float, ...]:
     with eager_while_tracing():  # concrete numbers even when called while tracing
-        radii = bank_radii(channel_plan_um(d, spacing_nm, center_nm), gap=gap, gap_drop=gap_drop, width=width,
-                           film_thickness=film_thickness, etch_depth=etch_depth,
-                           sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+        radii = bank_radii(channel_plan_um(d, spacing_nm, center_nm), gap=gap, gap_drop=gap_drop, **ridge.params())
     return tuple(float(r) for r in radii)
 
 
@@ -177,11 +181,6 @@ def _star(a, b):
     return (ra + tpa * rb * ta / den, tb * ta / den, tpa * tpb / den, rpb + tb * rpa * tpb / den)
 
 
-_RING_CELL = cell_defaults(rings.ring_add_drop)  # the ring geometry a channel takes where ``ring`` gives none
-_MODEL_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-               "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "dneff", "dng", *_WALL_KEYS)
-
-
 def ring_columns(wl, radii, **ring):
     """Voltage-independent parts of each ring's response at ``wl`` (µm), shape (d, W) each.
 
@@ -191,22 +190,18 @@ def ring_columns(wl, radii, **ring):
     Keys: t1, k1, t2, k2 (coupler fields), a (round-trip amplitude), theta0, theta_v, theta_t, bus.
     """
     wl = jnp.asarray(wl, dtype=float)
-    p = {k: v for k, v in ring.items() if k in _MODEL_KEYS}
-    rt = {k: v for k, v in p.items() if k in _RT_KEYS}
-    width = p.get("width", _RING_CELL["width"])
-    film = p.get("film_thickness", FILM_THICKNESS)
-    etch = p.get("etch_depth", ETCH_DEPTH)
-    wall = {k: p[k] for k in _WALL_KEYS if k in p}
+    design, rest = ring_design(ring)
+    v, dt = rest["voltage_v"], rest["delta_t_k"]
 
     def one(r):
-        t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p.get("gap", _RING_CELL["gap"]), p.get("gap_drop"), r, width,
-                                                     film, etch, p.get("coupler_loss_db", 0.0), **wall)
-        a, th0 = ring_physics.ring_round_trip(wl, r, **rt)
-        _, th_v = ring_physics.ring_round_trip(wl, r, **{**rt, "voltage_v": 1.0})
-        _, th_t = ring_physics.ring_round_trip(wl, r, **{**rt, "delta_t_k": 1.0})
-        length = ring_physics.default_bus_length(r, width) if p.get("bus_length") is None else p["bus_length"]
-        bus = ring_physics.bus_transmission(wl, length, width, film, etch, p.get("loss_db_per_cm", LOSS_DB_PER_CM),
-                                            **wall)
+        ring_r = design.replace(radius=r)
+        t1, k1, t2, k2 = ring_physics.coupler_fields(wl, ring_r)
+        a, th0 = ring_physics.ring_round_trip(wl, ring_r, v, dt)
+        _, th_v = ring_physics.ring_round_trip(wl, ring_r, 1.0, dt)
+        _, th_t = ring_physics.ring_round_trip(wl, ring_r, v, 1.0)
+        length = ring_physics.default_bus_length(r, design.ridge.width) if rest["bus_length"] is None \
+            else rest["bus_length"]
+        bus = ring_physics.bus_transmission(wl, length, design.ridge, design.loss_db_per_cm)
         return dict(t1=t1, k1=k1, t2=t2, k2=k2, a=a, theta0=th0, theta_v=th_v - th0, theta_t=th_t - th0, bus=bus)
 
     return jax.vmap(one)(jnp.asarray(radii, dtype=float))
@@ -264,21 +259,19 @@ def spacer_transmissions(wl, ring_spacing, ring, radii, jogs=None):
     jog, ``drop_jogs_um``) where they differ. ``ring``: the ring parameters (gap, width, …);
     ``jogs`` (µm, (d − 1,)): ``drop_jogs_um`` of the radii when already known.
     """
-    sp = {k: v for k, v in ring.items() if k in ("width", "film_thickness", "etch_depth", "loss_db_per_cm", *_WALL_KEYS)}
+    design, _ = ring_design(ring)
     wl = jnp.asarray(wl, dtype=float)
     n_jogs = jnp.shape(radii)[-1] - 1
     if ring_spacing <= 0:
         one = jnp.ones_like(wl, dtype=complex)
         return one, jnp.broadcast_to(one, (n_jogs,) + wl.shape)
-    t = straight_model(wl=wl, length=ring_spacing, **sp)[("o1", "o2")]
+    t = straight_model(wl=wl, length=ring_spacing, **design.ridge.params(),
+                       loss_db_per_cm=design.loss_db_per_cm)[("o1", "o2")]
     if jogs is None:
-        jogs = drop_jogs_um(radii, **{k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring})
+        jogs = drop_jogs_um(radii, design.gap, design.gap_drop, design.ridge.width)
     flat = jogs == 0
     safe = jnp.where(flat, 1.0, jogs)  # keeps the unused branch (and its gradient) finite
-    geo = (ring.get("width", _RING_CELL["width"]), ring.get("film_thickness", FILM_THICKNESS),
-           ring.get("etch_depth", ETCH_DEPTH), ring.get("loss_db_per_cm", LOSS_DB_PER_CM))
-    wall = {k: ring[k] for k in _WALL_KEYS if k in ring}
-    bends = jax.vmap(lambda h: sbend_response(wl, ring_spacing, h, *geo, **wall))(safe)
+    bends = jax.vmap(lambda h: sbend_response(wl, ring_spacing, h, design.ridge, design.loss_db_per_cm))(safe)
     return t, jnp.where(flat[:, None], t, bends)
 
 
@@ -337,8 +330,9 @@ def _split_static(ring: dict):
 def _prepare(wl, radii, ring_spacing, ring, readout=None):
     static, traced = _split_static(ring)
     radii = jnp.asarray(radii, dtype=float)
-    layout = {k: ring[k] for k in ("gap", "gap_drop", "width") if k in ring}
-    jogs = drop_jogs_um(concrete(radii), **layout) if concrete(radii) is not None and ring_spacing > 0 else None
+    design, _ = ring_design(ring)
+    jogs = (drop_jogs_um(concrete(radii), design.gap, design.gap_drop, design.ridge.width)
+            if concrete(radii) is not None and ring_spacing > 0 else None)
     return _prepare_fn(float(ring_spacing), static)(jnp.atleast_1d(jnp.asarray(wl, dtype=float)), radii, traced,
                                                     readout, None if jogs is None else jnp.asarray(jogs))
 

@@ -49,6 +49,7 @@ def mode(
 
     from prismpic.pdk import dispersion
     from prismpic.pdk.ridge_geometry import mode_label
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     stack = mode_geometry(platform, film_thickness=film_thickness, etch_depth=etch_depth,
                           sidewall_angle_deg=sidewall_angle, cladding=cladding)
@@ -56,6 +57,7 @@ def mode(
     sidewall_angle, cladding = stack["sidewall_angle_deg"], stack["cladding"]
     geo = dict(width=width, film_thickness=film_thickness, etch_depth=etch_depth)
     wall = dict(sidewall_angle_deg=sidewall_angle, cladding=cladding)
+    ridge = RidgeStack.from_params({**geo, **wall})
     pol = polarization.lower()
     bend = "straight" if math.isinf(radius) else f"bend radius {radius:g} µm"
     title = (f"{'platform ' + platform + ': ' if platform else ''}"
@@ -63,11 +65,9 @@ def mode(
              f"(slab {film_thickness - etch_depth:.4g} µm), wall {sidewall_angle:g}°, {cladding} cladding, {bend}, "
              f"λ = {wl:g} µm")
     table = Table("quantity", *(mode_label(pol, a) for a in "zy"), title=title)
-    table.add_row("n_eff (compact)", *(f"{float(dispersion.neff(wl, **geo, radius=radius, polarization=pol, crystal_axis=a, **wall)):.5f}"  # noqa: E501
-                                       for a in "zy"))
-    table.add_row("n_g (compact)", *(f"{float(dispersion.ng(wl, **geo, radius=radius, polarization=pol, crystal_axis=a, **wall)):.5f}"  # noqa: E501
-                                     for a in "zy"))
-    table.add_row("Γ (EO overlap, TE, E ∥ z)", f"{float(dispersion.eo_overlap(wl, **geo, **wall)):.4f}", "")
+    table.add_row("n_eff (compact)", *(f"{float(dispersion.neff(wl, ridge, radius, pol, a)):.5f}" for a in "zy"))
+    table.add_row("n_g (compact)", *(f"{float(dispersion.ng(wl, ridge, radius, pol, a)):.5f}" for a in "zy"))
+    table.add_row("Γ (EO overlap, TE, E ∥ z)", f"{float(dispersion.eo_overlap(wl, ridge)):.4f}", "")
     if solve:
         from prismpic.pdk import modesolver
 

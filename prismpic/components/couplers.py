@@ -37,6 +37,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -45,9 +46,9 @@ _CNODES, _CWEIGHTS = np.polynomial.legendre.leggauss(64)  # coupling quadrature 
 
 
 # ---------------------------------------------------------------------------- tapers
-def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss_db_per_cm,
-                    sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """Linear taper along crystal y: phase ∫ k0 n_eff(w(s)) ds, propagation loss.
+def _taper_response(wl, length, ridge: RidgeStack, width2, loss_db_per_cm):
+    """Linear taper along crystal y from ``ridge`` (its width at the start) to ``width2`` (µm): phase
+    ∫ k0 n_eff(w(s)) ds, propagation loss.
 
     Widths beyond the dispersion tables' maximum (the Y-branch's 2w + tip_gap ≈ 3 µm
     junction) take the index at that maximum: the fundamental mode's n_eff changes by
@@ -57,15 +58,14 @@ def _taper_response(wl, length, width1, width2, film_thickness, etch_depth, loss
     # a quadrature across the kink at w_max would be good to only ~1e-4 rad.
     w_max = dispersion.domain()["te"]["width"][1]
     wl = jnp.asarray(wl, dtype=float)
+    width1 = ridge.width
     dw = width2 - width1
     cross = jnp.clip((w_max - width1) / jnp.where(dw == 0, 1.0, dw), 0.0, 1.0)
     ua, ub = jnp.where(dw < 0, cross, 0.0), jnp.where(dw > 0, cross, 1.0)
     u = ua + (ub - ua) * 0.5 * (_NODES + 1.0)
     w = jnp.minimum(width1 + dw * u, w_max)
-    n = dispersion.neff(wl[..., None], w, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    n_max = dispersion.neff(wl, w_max, film_thickness, etch_depth, jnp.inf, "te", "z",
-                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl[..., None], ridge.replace(width=w), jnp.inf, "te", "z")
+    n_max = dispersion.neff(wl, ridge.replace(width=w_max), jnp.inf, "te", "z")
     opl = jnp.sum(n * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) * length + n_max * (1.0 - (ub - ua)) * length
     phase = 2 * jnp.pi / wl * opl
     return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
@@ -192,15 +192,15 @@ def y_splitter_model(
     """
     width = ridge_width(cross_section, width)
     _check_y_splitter(length, output_separation, taper_length, tip_gap, width)
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     excess_loss_db = check_range("excess_loss_db", excess_loss_db, 0.0, 10.0, unit="dB")  # NaN outside, traced
     imbalance_db = check_range("imbalance_db", imbalance_db, -10.0, 10.0, unit="dB")
     wide = 2 * width + tip_gap
-    t = _taper_response(wl, taper_length, width, wide, film_thickness, etch_depth, loss_db_per_cm,
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = _taper_response(wl, taper_length, ridge, wide, loss_db_per_cm)
     offset = (output_separation - width - tip_gap) / 2
-    t = t * sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
-                           sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = t * sbend_response(wl, length, offset, ridge, loss_db_per_cm)
     eta = db_to_power(excess_loss_db)
     r = 10.0 ** (imbalance_db / 10.0)
     return reciprocal({("o1", "o2"): jnp.sqrt(eta * r / (1 + r)) * t, ("o1", "o3"): jnp.sqrt(eta / (1 + r)) * t})
@@ -273,10 +273,10 @@ def directional_coupler(
     return c
 
 
-def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
-                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """∫ C(g(x)) dx over one S-bend pair, g(x) = gap + 2·y(x) the local edge-to-edge gap."""
-    h = (dy - gap - width) / 2
+def _arm_coupling(wl, gap, dy, bend_length, ridge: RidgeStack):
+    """∫ C(g(x)) dx over one S-bend pair of ``ridge`` (``RidgeStack``), g(x) = gap + 2·y(x) the local edge-to-edge
+    gap (µm)."""
+    h = (dy - gap - ridge.width) / 2
     # split where g(x) leaves the fit for its exponential continuation (a kink in dC/dg), so
     # that each Gauss–Legendre piece integrates a smooth function
     g_m = jnp.minimum(fit_max_gap(), gap + 2.0 * h)
@@ -286,9 +286,14 @@ def _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
     du = jnp.concatenate([u_m * 0.5 * _CWEIGHTS, (1.0 - u_m) * 0.5 * _CWEIGHTS])
     g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
     wl = jnp.asarray(wl, dtype=float)
-    c = coupling_per_um_extended(wl[..., None], g, width, film_thickness, etch_depth,
-                                 sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    c = coupling_per_um_extended(wl[..., None], g, ridge)
     return jnp.sum(c * du, axis=-1) * bend_length
+
+
+def _coupling_phase(wl, gap, length, dy, bend_length, ridge: RidgeStack):
+    """``coupling_phase`` (rad) of the checked geometry (µm) and ``ridge`` (``RidgeStack``)."""
+    c0 = coupling_per_um_extended(wl, gap, ridge)
+    return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, ridge)
 
 
 @model_of(directional_coupler)
@@ -316,10 +321,9 @@ def coupling_phase(
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    c0 = coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth,
-                                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    return c0 * length + 2.0 * _arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
-                                             sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return _coupling_phase(wl, gap, length, dy, bend_length, ridge)
 
 
 @model_of(directional_coupler)
@@ -345,10 +349,10 @@ def length_for_coupling(
     check_range("power_coupling", power_coupling, 0.0, 1.0)
     width = ridge_width(cross_section, width)
     _check_dc(gap, 0.0, dy, bend_length, width)
-    arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, width, film_thickness, etch_depth,
-                                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))
-    c0 = float(coupling_per_um_extended(wl, gap, width, film_thickness, etch_depth,
-                                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    arms = 2.0 * float(_arm_coupling(wl, gap, dy, bend_length, ridge))
+    c0 = float(coupling_per_um_extended(wl, gap, ridge))
     target = math.asin(math.sqrt(power_coupling))
     if arms > target:
         raise ValueError(
@@ -398,15 +402,14 @@ def directional_coupler_model(
     """
     width = ridge_width(cross_section, width)
     _check_dc(gap, length, dy, bend_length, width)
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
-    phi = coupling_phase(wl, gap, length, dy, bend_length, width, cross_section, film_thickness, etch_depth,
-                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
+    phi = _coupling_phase(wl, gap, length, dy, bend_length, ridge)
     wl = jnp.asarray(wl, dtype=float)
     h = (dy - gap - width) / 2
-    bend = sbend_response(wl, bend_length, h, width, film_thickness, etch_depth, loss_db_per_cm,
-                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    bend = sbend_response(wl, bend_length, h, ridge, loss_db_per_cm)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     straight = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     t = bend**2 * straight
     through = t * jnp.cos(phi)

@@ -26,6 +26,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -222,15 +223,16 @@ def eam_model(
     """
     width = ridge_width(cross_section, width)
     _check_eam(absorber_length, mesa_width, taper_length, electrode_width, width)
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     check_range("voltage_v", voltage_v, 0.0, EAM_MAX_REVERSE_BIAS_V, unit="V")
     insertion_loss_db = check_range("insertion_loss_db", insertion_loss_db, 0.0, 30.0, unit="dB")  # NaN if traced
     bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um = check_absorber(
         bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
     wl = jnp.asarray(wl, dtype=float)
     total = absorber_length + 2 * taper_length
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     field = fk.field_v_per_m(voltage_v, intrinsic_thickness_um)
     loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db + eam_absorption_db(
         voltage_v, absorber_length, wl, bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)

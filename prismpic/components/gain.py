@@ -32,6 +32,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, CLADDINGS, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG, check_film
 
@@ -384,8 +385,9 @@ def soa_model(
     check_range("gain_db", gain_db, -60.0, 50.0, unit="dB")
     wl = jnp.asarray(wl, dtype=float)
     total = gain_length + 2 * taper_length
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     g_db = gain_spectrum_db(wl, gain_db, gain_peak_um, gain_fwhm_nm, gain_length)
     t = 10.0 ** (g_db / 20.0) * jnp.exp(2j * jnp.pi * n * total / wl)
     return reciprocal({("o1", "o2"): t})

@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import jax.scipy.special
@@ -22,6 +20,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion, layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -113,9 +112,9 @@ _eta_jit = jax.jit(_eta)  # one compilation for the whole chain of slab solves
 _TAPER_NODES, _TAPER_WEIGHTS = np.polynomial.legendre.leggauss(32)
 
 
-def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo,
-                        sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """Linear ridge taper: 10^(−αL/20) exp(i k0 ∫ n_eff(w(s)) ds), adiabatic (no conversion loss).
+def _taper_transmission(wl, taper_length, tip_width, ridge: RidgeStack, loss_db_per_cm, w_lo):
+    """Linear ridge taper from ``tip_width`` to ``ridge`` (its width at o2): 10^(−αL/20) exp(i k0 ∫ n_eff(w(s)) ds),
+    adiabatic (no conversion loss).
 
     n_eff from the compact dispersion model inside its width range; below it (the narrow
     tip) the model's value at the lowest tabulated width plus the change of the lateral
@@ -123,13 +122,12 @@ def _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch
     from that width down to w, so that n_eff(w) stays continuous and falls towards the slab's.
     """
     u = 0.5 * (_TAPER_NODES + 1.0)
-    w = tip_width + (width - tip_width) * u
+    w = tip_width + (ridge.width - tip_width) * u
     wl_n = wl[..., None]
     ne, nc = materials.n_ln_e(wl_n), materials.n_sio2(wl_n)
-    n_film = slab_te0(wl_n, ne, nc, film_thickness)[0]
-    n_slab = slab_te0(wl_n, ne, nc, film_thickness - etch_depth)[0]
-    n_tab = dispersion.neff(wl_n, jnp.maximum(w, w_lo), film_thickness, etch_depth, jnp.inf, "te", "z",
-                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n_film = slab_te0(wl_n, ne, nc, ridge.film_thickness)[0]
+    n_slab = slab_te0(wl_n, ne, nc, ridge.slab)[0]
+    n_tab = dispersion.neff(wl_n, ridge.replace(width=jnp.maximum(w, w_lo)), jnp.inf, "te", "z")
     n_eim = slab_te0(wl_n, n_film, n_slab, jnp.minimum(w, w_lo))[0] - slab_te0(wl_n, n_film, n_slab, w_lo)[0]
     n = n_tab + jnp.where(w < w_lo, n_eim, 0.0)
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _TAPER_WEIGHTS * taper_length, axis=-1)
@@ -268,21 +266,20 @@ def edge_coupler_model(
     gap_index = check_range("gap_index", gap_index, 1.0, 2.0)
     loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     check_choice("cladding", cladding, CLADDINGS)
-    # validates wl, width, film, etch and wall angle (concrete values)
-    dispersion.neff(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    dispersion.neff(wl, ridge)  # validates wl, width, film, etch and wall angle (concrete values)
     w_lo = float(dispersion.domain()["te"]["width"][0])
-    t = _edge_coupler_t(jnp.asarray(wl, dtype=float), taper_length, tip_width, slab_tip_width, width, fiber_mfd_um,
-                        gap_index, film_thickness, etch_depth, loss_db_per_cm, w_lo,
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = _edge_coupler_t(jnp.asarray(wl, dtype=float), taper_length, tip_width, slab_tip_width, fiber_mfd_um,
+                        gap_index, ridge, loss_db_per_cm, w_lo)
     return reciprocal({("o1", "o2"): t})
 
 
-@functools.partial(jax.jit, static_argnames=("cladding",))
-def _edge_coupler_t(wl, taper_length, tip_width, slab_tip_width, width, fiber_mfd_um, gap_index, film_thickness,
-                    etch_depth, loss_db_per_cm, w_lo, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    t = _taper_transmission(wl, taper_length, tip_width, width, film_thickness, etch_depth, loss_db_per_cm, w_lo,
-                            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    eta = _eta(wl, tip_width, slab_tip_width, fiber_mfd_um, gap_index, film_thickness, etch_depth)
+@jax.jit
+def _edge_coupler_t(wl, taper_length, tip_width, slab_tip_width, fiber_mfd_um, gap_index, ridge: RidgeStack,
+                    loss_db_per_cm, w_lo):
+    t = _taper_transmission(wl, taper_length, tip_width, ridge, loss_db_per_cm, w_lo)
+    eta = _eta(wl, tip_width, slab_tip_width, fiber_mfd_um, gap_index, ridge.film_thickness, ridge.etch_depth)
     return jnp.sqrt(eta) * t
 
 

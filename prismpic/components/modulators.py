@@ -33,6 +33,7 @@ from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.electrodes import DOMAIN, check_electrode_layout
 from prismpic.pdk.electrodes import field_factor as layout_field_factor
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -143,17 +144,34 @@ def vpi_l_v_cm(
     ridge centre minus gap centre) unless given.
     """
     width = ridge_width(cross_section, width)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return ridge_vpi_l_v_cm(wl, electrode_gap, ridge, push_pull, field_factor, electrode_height=electrode_height,
+                            ridge_offset=ridge_offset)
+
+
+def ridge_vpi_l_v_cm(wl, electrode_gap, ridge: RidgeStack, push_pull: bool = False, field_factor=None,
+                     electrode_height=None, ridge_offset=0.0):
+    """``vpi_l_v_cm`` (V·cm) of a ``RidgeStack``: what the modulator models compute once they hold their ridge.
+
+    Args:
+        wl: wavelength (µm).
+        electrode_gap: electrode edge-to-edge gap g (µm).
+        ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
+        push_pull: halve the single arm's Vπ·L (two arms driven in opposite sense).
+        field_factor: electrostatic field factor f (dimensionless); None: the electrode layout's.
+        electrode_height: None (metal on the slab) or the metal's height above the film top (µm).
+        ridge_offset: ridge centre minus gap centre (µm).
+    """
     check_range("electrode_gap", electrode_gap, 0.0, 1000.0, unit="µm", lo_open=True)
     if field_factor is None:
-        check_electrode_layout(electrode_gap, width, ridge_offset, electrode_height, cladding)
-        f = layout_field_factor(electrode_gap, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                ridge_offset, electrode_height)
+        check_electrode_layout(electrode_gap, ridge.width, ridge_offset, electrode_height, ridge.cladding)
+        f = layout_field_factor(electrode_gap, ridge, ridge_offset=ridge_offset, electrode_height=electrode_height)
     else:
         f = field_factor
     check_range("field_factor", f, 0.0, 1.5, lo_open=True)
     wl = jnp.asarray(wl, dtype=float)
-    gamma = dispersion.eo_overlap(wl, width, film_thickness, etch_depth,
-                                  sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    gamma = dispersion.eo_overlap(wl, ridge)
     ne = materials.n_ln_e(wl)
     vpil_um = wl * electrode_gap / (ne**3 * materials.R33_PM_PER_V * 1e-6 * gamma * f)
     return vpil_um * 1e-4 / (2.0 if push_pull else 1.0)
@@ -197,14 +215,14 @@ def phase_shifter_model(
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     check_electrode_clearance("electrode_gap", electrode_gap, width, electrode_height=electrode_height)
     check_range("electrode_width", electrode_width, RULES.min_metal_width, 1000.0, unit="µm")
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     _check_voltage(voltage_v)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    vpi = vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, False, field_factor,
-                     sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
-                     electrode_height=electrode_height) * 1e4 / length
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
+    vpil = ridge_vpi_l_v_cm(wl, electrode_gap, ridge, False, field_factor, electrode_height=electrode_height)
+    vpi = vpil * 1e4 / length
     phase = 2 * jnp.pi * n * length / wl + jnp.pi * voltage_v / vpi
     t = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
     return reciprocal({("o1", "o2"): t})
@@ -350,8 +368,9 @@ def mzm_vpi_l_v_cm(
 ):
     """Push-pull MZM Vπ·L (V·cm) = λ g / (2 n_e³ r33 Γ f); see ``vpi_l_v_cm``. Geometry defaults: ``mzm``'s."""
     width = ridge_width(cross_section, width)
-    return vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, True, field_factor,
-                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding, electrode_height=electrode_height)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return ridge_vpi_l_v_cm(wl, electrode_gap, ridge, True, field_factor, electrode_height=electrode_height)
 
 
 @model_of(mzm)
@@ -376,10 +395,10 @@ def mzm_vpi_v(
     Geometry defaults are the ``mzm`` cell's (``width`` None: the cross-section's).
     """
     width = ridge_width(cross_section, width)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
-    return mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
-                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
-                          electrode_height=electrode_height) * 1e4 / lm
+    return ridge_vpi_l_v_cm(wl, electrode_gap, ridge, True, field_factor, electrode_height=electrode_height) * 1e4 / lm
 
 
 @model_of(mzm)
@@ -431,7 +450,9 @@ def mzm_model(
     """
     width = ridge_width(cross_section, width)
     _check_mzm(length, electrode_gap, signal_width, ground_width, pad_size, transition_length, width, electrode_height)
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     _check_voltage(voltage_v)
     bias_phase_rad = check_range("bias_phase_rad", bias_phase_rad, -MAX_BIAS_PHASE_RAD, MAX_BIAS_PHASE_RAD,
                                  unit="rad")  # NaN outside when traced
@@ -439,28 +460,22 @@ def mzm_model(
     wl = jnp.asarray(wl, dtype=float)
     try:
         sp = y_splitter_model(
-            wl, length=splitter_length, output_separation=pad_size + electrode_gap, width=width,
-            cross_section=cross_section, film_thickness=film_thickness, etch_depth=etch_depth,
-            loss_db_per_cm=loss_db_per_cm, excess_loss_db=excess_loss_db, imbalance_db=imbalance_db,
-            sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
+            wl, length=splitter_length, output_separation=pad_size + electrode_gap, cross_section=cross_section,
+            loss_db_per_cm=loss_db_per_cm, excess_loss_db=excess_loss_db, imbalance_db=imbalance_db, **ridge.params(),
         )
     except ValueError as e:  # name the MZM's own parameter, not the splitter's
         if not str(e).startswith("length"):
             raise
         raise ValueError(f"splitter_length = {splitter_length} µm (the Y-splitters' length): {e}") from None
     a2, a3 = sp[("o1", "o2")], sp[("o1", "o3")]
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     straight = length + 2 * pad_size
     t_arm = 10.0 ** (-loss_db_per_cm * straight * 1e-4 / 20.0) * jnp.exp(2j * jnp.pi * n * straight / wl)
     offset = (pad_size - signal_width) / 2
-    bend = sbend_response(wl, transition_length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
-                          sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    bend = sbend_response(wl, transition_length, offset, ridge, loss_db_per_cm)
     t_arm = t_arm * bend**2
     lm = mzm_modulation_length(length, signal_width, pad_size, transition_length)
-    vpi = mzm_vpi_l_v_cm(wl, electrode_gap, width, film_thickness, etch_depth, field_factor,
-                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding,
-                         electrode_height=electrode_height) * 1e4 / lm
+    vpi = ridge_vpi_l_v_cm(wl, electrode_gap, ridge, True, field_factor, electrode_height=electrode_height) * 1e4 / lm
     psi = jnp.pi * voltage_v / vpi + bias_phase_rad
     t = t_arm * (a2**2 * jnp.exp(0.5j * psi) + a3**2 * jnp.exp(-0.5j * psi))
     return reciprocal({("o1", "o2"): t})

@@ -48,6 +48,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion, layers, materials
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -302,13 +303,28 @@ def pcm_delta_neff(wl=1.55, crystalline_fraction=0.0, pcm_width=CELL, pcm_thickn
     """
     width = ridge_width(cross_section, width)
     check_range("crystalline_fraction", crystalline_fraction, 0.0, 1.0)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return ridge_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, ridge)
+
+
+def ridge_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, ridge: RidgeStack):
+    """``pcm_delta_neff`` (complex) of a patch on ``ridge``: what the models compute once they hold their ridge.
+
+    Args:
+        wl: wavelength (µm).
+        crystalline_fraction: f ∈ [0, 1] of the GSST.
+        pcm_width: patch width (µm).
+        pcm_thickness: patch thickness (µm).
+        ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
+    """
     wl = jnp.asarray(wl, dtype=float)
     ne, nc = materials.n_ln_e(wl), materials.n_sio2(wl)
-    n_v = slab_te0(wl, ne, nc, film_thickness)[0]
-    n_v1 = film_neff_with_layer(wl, materials.n_gsst(wl, crystalline_fraction), pcm_thickness, film_thickness, ne, nc)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    fx = lateral_fraction(wl, pcm_width, width, film_thickness, etch_depth)
+    n_v = slab_te0(wl, ne, nc, ridge.film_thickness)[0]
+    n_v1 = film_neff_with_layer(wl, materials.n_gsst(wl, crystalline_fraction), pcm_thickness, ridge.film_thickness,
+                                ne, nc)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
+    fx = lateral_fraction(wl, pcm_width, ridge.width, ridge.film_thickness, ridge.etch_depth)
     return fx * (n_v1**2 - n_v**2) / (2 * n)
 
 
@@ -344,21 +360,20 @@ def pcm_transmission(
     margin = check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)
     loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     materials.n_gsst(wl, crystalline_fraction)  # validate wl for the GSST data (concrete values)
-    # validate the ridge geometry for the dispersion model
-    dispersion.neff(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    return _pcm_transmission(jnp.asarray(wl, dtype=float), crystalline_fraction, length, pcm_width, pcm_thickness, width,
-                             margin, film_thickness, etch_depth, loss_db_per_cm,
-                             sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    dispersion.neff(wl, ridge)  # validate the ridge geometry for the dispersion model
+    return _pcm_transmission(jnp.asarray(wl, dtype=float), crystalline_fraction, length, pcm_width, pcm_thickness,
+                             margin, ridge, loss_db_per_cm)
 
 
-@functools.partial(jax.jit, static_argnames=("cladding",))
-def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
-                      etch_depth, loss_db_per_cm, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """Jitted core of ``pcm_transmission``: one compilation for the slab solves and the dispersion model."""
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    dn = pcm_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, width, film_thickness, etch_depth,
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+@jax.jit
+def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, margin, ridge: RidgeStack,
+                      loss_db_per_cm):
+    """Jitted core of ``pcm_transmission``: one compilation for the slab solves and the dispersion model (the
+    ridge's cladding is static: one compilation per cladding)."""
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
+    dn = ridge_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, ridge)
     total = length + 2 * margin
     amp = db_to_amplitude(loss_db_per_cm * total * 1e-4)
     return amp * jnp.exp(2j * jnp.pi / wl * (n * total + dn * length))
@@ -397,11 +412,13 @@ def pcm_cell_model(
     """
     width = ridge_width(cross_section, width)
     _check_pcm(length, pcm_width, pcm_thickness, width, margin, heater_width, heater_overlap, lead_length)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     check_film(film_thickness, etch_depth)
     check_choice("cladding", cladding, CLADDINGS)
     check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
-    t = pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness, width, margin, film_thickness,
-                         etch_depth, loss_db_per_cm, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = pcm_transmission(wl, crystalline_fraction, length=length, pcm_width=pcm_width, pcm_thickness=pcm_thickness,
+                         margin=margin, loss_db_per_cm=loss_db_per_cm, **ridge.params())
     return reciprocal({("o1", "o2"): t})
 
 

@@ -21,6 +21,7 @@ from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.modulators import mzm, mzm_modulation_length
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import (
     BOX_THICKNESS,
     CLAD_THICKNESS,
@@ -203,8 +204,9 @@ def mzm_bandwidth_ghz(
     line_n, line_z = cpw_line(signal_width, electrode_gap, film_thickness, etch_depth, cladding=cladding)
     n_rf = float(line_n) if n_rf is None else n_rf
     z0 = float(line_z) if z0_ohm is None else z0_ohm
-    n_g = float(dispersion.ng(wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg,
-                              cladding=cladding))
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n_g = float(dispersion.ng(wl, ridge))
     response = jax.jit(
         lambda f: mzm_eo_response(f, lm, n_rf, n_g, rf_loss_db_per_cm_sqrt_ghz, z0, z_source_ohm, z_load_ohm)
     )

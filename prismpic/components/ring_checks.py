@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from prismpic.checks import check_choice, check_range, concrete
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.ring_physics import (
     INDEX_CORRECTION_MAX,
     MAX_GAP,
@@ -15,8 +16,9 @@ from prismpic.components.ring_physics import (
     fit_max_gap,
 )
 from prismpic.pdk import dispersion, electrodes
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import CLADDING, CLADDINGS, SIDEWALL_ANGLE_DEG, check_film
+from prismpic.pdk.stack import CLADDING, CLADDINGS, check_film
 
 
 def _concrete_all(*xs) -> bool:
@@ -46,36 +48,25 @@ def check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap,
                              "µm") from None
 
 
-def check_ring_physics(
-    loss_db_per_cm,
-    coupler_loss_db,
-    voltage_v,
-    delta_t_k,
-    film_thickness,
-    etch_depth,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    dneff=0.0,
-    dng=0.0,
-    electrode_height=None,
-):
+def check_ring_physics(ring: RingDesign, voltage_v=0.0, delta_t_k=0.0) -> RingDesign:
     """ValueError unless the ring's physics inputs are valid (the wall angle's range: the dispersion tables';
     ``electrode_height``: the field-factor fit's, and raised plates only on a SiO2 cladding).
 
-    Returns (loss_db_per_cm, coupler_loss_db): as given, or NaN where a traced value is out of range (the
-    jit contract of ``prismpic.checks``: a negative loss must not turn into gain).
+    Returns the design as given, with NaN for a traced loss that is out of range (the jit contract of
+    ``prismpic.checks``: a negative loss must not turn into gain).
     """
-    check_film(film_thickness, etch_depth)
-    check_choice("cladding", cladding, CLADDINGS)
-    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
-    coupler_loss_db = check_range("coupler_loss_db", coupler_loss_db, 0.0, 10.0, unit="dB")
+    ridge = ring.ridge
+    check_film(ridge.film_thickness, ridge.etch_depth)
+    check_choice("cladding", ridge.cladding, CLADDINGS)
+    loss_db_per_cm = check_range("loss_db_per_cm", ring.loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    coupler_loss_db = check_range("coupler_loss_db", ring.coupler_loss_db, 0.0, 10.0, unit="dB")
     v = RULES.max_electrode_voltage_v
     check_range("voltage_v", voltage_v, -v, v, unit="V")
     check_range("delta_t_k", delta_t_k, -150.0, 300.0, unit="K")
-    for name, dn in (("dneff", dneff), ("dng", dng)):
+    for name, dn in (("dneff", ring.dneff), ("dng", ring.dng)):
         check_range(name, dn, -INDEX_CORRECTION_MAX, INDEX_CORRECTION_MAX)
-    check_plate_height(electrode_height, cladding)
-    return loss_db_per_cm, coupler_loss_db
+    check_plate_height(ring.electrode_height, ridge.cladding)
+    return ring.replace(loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db)
 
 
 def check_plate_height(electrode_height, cladding=CLADDING) -> None:
@@ -101,15 +92,14 @@ def check_ring_inputs(wl, p: dict) -> None:
     """
     check_ring_geometry(p["radius"], p["width"], p["gap"], p["gap_drop"], p["bus_length"], p["electrode_gap"],
                         p["electrode_coverage"], p["electrode_width"])
-    check_ring_physics(p["loss_db_per_cm"], p["coupler_loss_db"], p["voltage_v"], p["delta_t_k"], p["film_thickness"],
-                       p["etch_depth"], p["sidewall_angle_deg"], p["cladding"], p["dneff"], p["dng"],
-                       p["electrode_height"])
+    ring = check_ring_physics(RingDesign.from_params(p), p["voltage_v"], p["delta_t_k"])
     vals = [concrete(p[k]) for k in ("radius", "width", "film_thickness", "etch_depth", "sidewall_angle_deg")]
     w = concrete(wl)
     if w is None or any(v is None for v in vals):
         return
     radius, width, film, etch, angle = (float(np.asarray(v)) for v in vals)
-    wall = {"sidewall_angle_deg": angle, "cladding": p["cladding"]}
+    ridge = RidgeStack(width=width, film_thickness=film, etch_depth=etch, sidewall_angle_deg=angle,
+                       cladding=ring.ridge.cladding)
     w = np.asarray(w, dtype=float)
     g_m = fit_max_gap()
     for gap in dict.fromkeys(g for g in (p["gap"], p["gap_drop"]) if g is not None):
@@ -117,6 +107,6 @@ def check_ring_inputs(wl, p: dict) -> None:
         if g is None:
             continue
         local, _ = coupler_local_gaps(float(np.asarray(g)), radius, width, xp=np)  # as ``coupling_angle`` takes them
-        dispersion.check_coupler_inputs(w[..., None], np.minimum(local, g_m), width, film, etch, **wall)
+        dispersion.check_coupler_inputs(w[..., None], np.minimum(local, g_m), ridge)
     for axis in ("z", "y"):  # the round trip's two crystal directions at the bend radius
-        dispersion.check_mode_inputs(w, width, film, etch, radius, "te", axis, **wall)
+        dispersion.check_mode_inputs(w, ridge, radius, "te", axis)

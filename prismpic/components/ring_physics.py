@@ -15,27 +15,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_range
+from prismpic.components.ring_design import (  # noqa: F401 (the ring's defaults, read as ring_physics.GAP …)
+    DEFAULT,
+    ELECTRODE_COVERAGE,
+    ELECTRODE_GAP,
+    GAP,
+    RingDesign,
+)
 from prismpic.components.units import db_to_amplitude
 from prismpic.pdk import dispersion, electrodes, materials
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
+from prismpic.pdk.ridge_stack import DEFAULT as DEFAULT_RIDGE
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
-from prismpic.pdk.stack import (
-    CLADDING,
-    ETCH_DEPTH,
-    FILM_THICKNESS,
-    LOSS_DB_PER_CM,
-    SIDEWALL_ANGLE_DEG,
-)
+from prismpic.pdk.stack import LOSS_DB_PER_CM
 
-# Default bus–ring gap: the lower end of the seed's 0.2–0.3 µm (S1-11). With equal gaps the
-# add-drop is then strongly over-coupled against the intrinsic loss (κ² ≫ 1 − a²): drop
-# loss and through extinction are near their critical-coupling optimum, and the loaded Q
-# is the closest the seed's range gets to its Q ≈ 10⁴ (see ``ring_specs``, ``critical_gap``).
-GAP = 0.2
 MAX_GAP = 2.0  # µm; beyond this the coupling of the 0.3 µm-slab ridge is negligible for any ring
 PLATE_CLEARANCE = 1.5  # µm, bus ridge edge to the tuning plate (rule: ≥ RULES.min_metal_to_ridge)
-ELECTRODE_GAP = 6.0  # µm, floating inner disk to plate, at the couplers
-ELECTRODE_COVERAGE = 0.5  # fraction of the circumference under the two plates
 ELECTRODE_WIDTH = 10.0  # µm, plate height
 INDEX_CORRECTION_WL_UM = 1.55  # λ0 of the effective-index correction (``index_correction``)
 INDEX_CORRECTION_MAX = 0.12  # |Δn_eff|, |Δn_g| allowed: about 5 % of the ridge's n_g
@@ -45,33 +41,20 @@ _EN, _EW = np.polynomial.legendre.leggauss(48)
 
 
 # ---------------------------------------------------------------------------- coupling
-def coupling_angle(
-    wl=1.55,
-    gap=GAP,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE):
     """Coupling angle Φ = ∫ C(g(z)) dz (rad) of a straight bus to a ring; κ = sin Φ, t = cos Φ.
 
     Args:
         wl: wavelength (µm), scalar or array.
         gap: bus-to-ring edge gap at the closest point (µm).
         radius: ring radius at the ridge centre (µm).
-        width: ridge width of bus and ring (µm).
-        film_thickness: LN film thickness (µm).
-        etch_depth: ridge etch depth (µm).
+        ridge: the ridge of bus and ring and its stack (``RidgeStack``).
     """
     check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")  # concrete values (the fits jit this)
     check_range("gap", gap, RULES.min_ridge_gap, MAX_GAP, unit="µm")
     wl = jnp.asarray(wl, dtype=float)
-    g, z_max = coupler_local_gaps(gap, radius, width)
-    c = coupling_per_um_extended(
-        wl[..., None], g, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
+    g, z_max = coupler_local_gaps(gap, radius, ridge.width)
+    c = coupling_per_um_extended(wl[..., None], g, ridge)
     return jnp.sum(c * _ZW, axis=-1) * z_max
 
 
@@ -89,15 +72,7 @@ def fit_max_gap() -> float:
     return float(dispersion.domain()["coupler"]["gap"][1])
 
 
-def coupling_per_um_extended(
-    wl,
-    gap,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def coupling_per_um_extended(wl, gap, ridge: RidgeStack = DEFAULT_RIDGE):
     """``prismpic.pdk.coupling_per_um`` (1/µm), continued beyond the fit's largest gap g_m as an exponential.
 
     Evanescent coupling decays as e^{−γ g} at large gaps (coupled-mode theory); γ is the fit's
@@ -105,71 +80,27 @@ def coupling_per_um_extended(
     beyond g_m) use the continuation.
     """
     g_m = fit_max_gap()
-    c = dispersion.coupling_per_um(
-        wl,
-        jnp.minimum(gap, g_m),
-        width,
-        film_thickness,
-        etch_depth,
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
-    c_m = dispersion.coupling_per_um(
-        wl, g_m, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
-    gamma = (
-        jnp.log(
-            dispersion.coupling_per_um(
-                wl,
-                g_m - 0.1,
-                width,
-                film_thickness,
-                etch_depth,
-                sidewall_angle_deg=sidewall_angle_deg,
-                cladding=cladding,
-            )
-            / c_m
-        )
-        / 0.1
-    )
+    c = dispersion.coupling_per_um(wl, jnp.minimum(gap, g_m), ridge)
+    c_m = dispersion.coupling_per_um(wl, g_m, ridge)
+    gamma = jnp.log(dispersion.coupling_per_um(wl, g_m - 0.1, ridge) / c_m) / 0.1
     return jnp.where(gap > g_m, c_m * jnp.exp(-gamma * (gap - g_m)), c)
 
 
 # ---------------------------------------------------------------------------- index and loss
-def _direction_average(index_fn, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding):
+def _direction_average(index_fn, wl, radius, ridge):
     """(f_z + f_y)/2 of a TE index function of ``prismpic.pdk.dispersion`` at the bend radius: the X-cut ring's
     round-trip average (its direction turns once, n(φ) = n_z cos²φ + n_y sin²φ)."""
-    wall = {"sidewall_angle_deg": sidewall_angle_deg, "cladding": cladding}
-    geo = (wl, width, film_thickness, etch_depth, radius, "te")
-    return 0.5 * (index_fn(*geo, "z", **wall) + index_fn(*geo, "y", **wall))
+    return 0.5 * (index_fn(wl, ridge, radius, "te", "z") + index_fn(wl, ridge, radius, "te", "y"))
 
 
-def ring_neff(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def ring_neff(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE):
     """Round-trip-averaged n_eff of the X-cut ring: (n_z + n_y)/2 at the bend radius."""
-    return _direction_average(dispersion.neff, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg,
-                              cladding)
+    return _direction_average(dispersion.neff, wl, radius, ridge)
 
 
-def ring_ng(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def ring_ng(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE):
     """Round-trip-averaged group index of the X-cut ring: (n_g,z + n_g,y)/2 at the bend radius."""
-    return _direction_average(dispersion.ng, wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg,
-                              cladding)
+    return _direction_average(dispersion.ng, wl, radius, ridge)
 
 
 def index_correction(wl, dneff=0.0, dng=0.0):
@@ -182,32 +113,14 @@ def index_correction(wl, dneff=0.0, dng=0.0):
     return dneff + (dneff - dng) * (wl - INDEX_CORRECTION_WL_UM) / INDEX_CORRECTION_WL_UM
 
 
-def round_trip_loss_db(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def round_trip_loss_db(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE,
+                       loss_db_per_cm=LOSS_DB_PER_CM):
     """Propagation plus bend radiation loss (dB) of one round trip, couplers excluded."""
-    bend = dispersion.bend_loss_db_per_cm(
-        wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
+    bend = dispersion.bend_loss_db_per_cm(wl, radius, ridge)
     return (loss_db_per_cm + bend) * 2 * jnp.pi * radius * 1e-4
 
 
-def thermo_optic_dneff_dt(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE):
     """Round-trip-averaged dn_eff/dT (1/K) of the ring.
 
     First-order perturbation with the LN overlap Γ (``eo_overlap``, which is ∂n_eff/∂n_LN):
@@ -216,12 +129,8 @@ def thermo_optic_dneff_dt(
     f_LN ≈ Γ n_eff/n_e (weak-guidance form of Γ; Wooten et al., JSTQE 6, 69 (2000)). The
     rest of the field is taken to be in SiO2. Thermal expansion of the ring is neglected.
     """
-    gamma = dispersion.eo_overlap(
-        wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
-    n = ring_neff(
-        wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
+    gamma = dispersion.eo_overlap(wl, ridge)
+    n = ring_neff(wl, radius, ridge)
     f_ln = jnp.clip(gamma * n / materials.n_ln_e(wl), 0.0, 1.0)
     ln = gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)
     ox = materials.n_sio2(wl) / n * (1.0 - f_ln) * materials.DN_SIO2_DT_PER_K
@@ -239,14 +148,7 @@ def plate_offset(radius=RING_RADIUS, width=RIDGE_WIDTH, gap=GAP, gap_drop=None):
     return radius + width / 2 + jnp.maximum(gap, gap_drop) + width + PLATE_CLEARANCE
 
 
-def electrode_inverse_gap(
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    gap=GAP,
-    gap_drop=None,
-    electrode_gap=ELECTRODE_GAP,
-    electrode_coverage=ELECTRODE_COVERAGE,
-):
+def electrode_inverse_gap(ring: RingDesign = DEFAULT):
     """1/g_eff (1/µm): the round-trip-averaged Pockels index change is ½ n_e³ r33 Γ V / g_eff.
 
     Electrode layout (crossing-free, two terminals): a plate beyond each bus (e1 below the
@@ -268,16 +170,17 @@ def electrode_inverse_gap(
     and r42 (shear) terms of the radial-polarised parts and fringing fields; the field also
     crosses the buses (a phase on through and drop only).
     """
-    psi, w, d, _ = _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    psi, w, d, _ = _arc_sections(ring)
     return jnp.sum(w * jnp.sin(psi) ** 2 / d) / (2 * jnp.pi)
 
 
-def _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage):
+def _arc_sections(ring: RingDesign):
     """(ψ, weights, d(ψ), u(ψ)) on the top plate's arc: Gauss nodes of ψ (rad) with their weights, the local
     disk-to-plate distance d (µm) and the ring ridge's offset u (µm) from the middle of that gap."""
-    y_p = plate_offset(radius, width, gap, gap_drop)
-    r_i = y_p - electrode_gap
-    half = electrode_coverage * jnp.pi / 2
+    radius = ring.radius
+    y_p = plate_offset(radius, ring.ridge.width, ring.gap, ring.gap_drop)
+    r_i = y_p - ring.electrode_gap
+    half = ring.electrode_coverage * jnp.pi / 2
     psi = jnp.pi / 2 + half * _EN
     u = r_i**2 - (radius * jnp.cos(psi)) ** 2
     inside = u > 0
@@ -286,19 +189,7 @@ def _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverag
     return psi, half * _EW, d, radius * jnp.sin(psi) - 0.5 * (y_p + y_d)
 
 
-def ring_field_inverse_gap(
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    gap=GAP,
-    gap_drop=None,
-    electrode_gap=ELECTRODE_GAP,
-    electrode_coverage=ELECTRODE_COVERAGE,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    electrode_height=None,
-):
+def ring_field_inverse_gap(ring: RingDesign = DEFAULT):
     """⟨f/g⟩ (1/µm): ``electrode_inverse_gap`` with the electrostatic field factor of each cross-section.
 
     (1/2π) ∫_top sin²ψ f(d(ψ), u(ψ))/d(ψ) dψ, with f = ``prismpic.pdk.electrodes.field_factor`` of a ridge
@@ -310,62 +201,29 @@ def ring_field_inverse_gap(
     taken at the nearest domain edge and the offset is clipped to the clearance range; the bus ridge in the
     gap and the curvature of the electrodes are left out (the fit's cross-section holds one ridge).
     """
-    psi, w, d, u = _arc_sections(radius, width, gap, gap_drop, electrode_gap, electrode_coverage)
+    width = ring.ridge.width
+    psi, w, d, u = _arc_sections(ring)
     g_lo, g_hi = electrodes.DOMAIN["electrode_gap"]
     g = jnp.clip(d, jnp.maximum(g_lo, width + 2 * RULES.min_metal_to_ridge), g_hi)
     umax = electrodes.offset_range(g, width)
-    f = electrodes.field_factor(g, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                jnp.clip(u, -umax, umax), electrode_height)
+    f = electrodes.field_factor(g, ring.ridge, jnp.clip(u, -umax, umax), ring.electrode_height)
     return jnp.sum(w * jnp.sin(psi) ** 2 * f / d) / (2 * jnp.pi)
 
 
-def pockels_dneff_dv(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    gap=GAP,
-    gap_drop=None,
-    electrode_gap=ELECTRODE_GAP,
-    electrode_coverage=ELECTRODE_COVERAGE,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    electrode_height=None,
-):
+def pockels_dneff_dv(wl=1.55, ring: RingDesign = DEFAULT):
     """Round-trip-averaged dn_eff/dV (1/V) of the ring: ½ n_e³ r33 Γ ⟨f/g⟩ (> 0: red shift).
 
     Γ = ``prismpic.pdk.eo_overlap``, ⟨f/g⟩ = ``ring_field_inverse_gap`` (the electrostatic field factor of
     the electrode layout, the same as the phase shifter's and the MZM's).
     """
-    gamma = dispersion.eo_overlap(
-        wl, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
+    gamma = dispersion.eo_overlap(wl, ring.ridge)
     r33 = materials.R33_PM_PER_V * 1e-6  # µm/V
-    inv_g = ring_field_inverse_gap(radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
-                                   etch_depth, sidewall_angle_deg, cladding, electrode_height)
-    return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * inv_g
+    return 0.5 * materials.n_ln_e(wl) ** 3 * r33 * gamma * ring_field_inverse_gap(ring)
 
 
-def ring_tuning_pm_per_v(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    gap=GAP,
-    gap_drop=None,
-    electrode_gap=ELECTRODE_GAP,
-    electrode_coverage=ELECTRODE_COVERAGE,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    electrode_height=None,
-):
+def ring_tuning_pm_per_v(wl=1.55, ring: RingDesign = DEFAULT):
     """Resonance shift per volt (pm/V): Δλ/ΔV = λ (dn_eff/dV)/n_g."""
-    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    dn = pockels_dneff_dv(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage, film_thickness,
-                          etch_depth, **wall, electrode_height=electrode_height)
-    return wl * dn / ring_ng(wl, radius, width, film_thickness, etch_depth, **wall) * 1e6
+    return wl * pockels_dneff_dv(wl, ring) / ring_ng(wl, ring.radius, ring.ridge) * 1e6
 
 
 def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
@@ -376,92 +234,25 @@ def default_bus_length(radius=RING_RADIUS, width=RIDGE_WIDTH):
 
 
 # ---------------------------------------------------------------------------- round trip
-def ring_round_trip(
-    wl=1.55,
-    radius=RING_RADIUS,
-    width=RIDGE_WIDTH,
-    gap=GAP,
-    gap_drop=None,
-    electrode_gap=ELECTRODE_GAP,
-    electrode_coverage=ELECTRODE_COVERAGE,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    loss_db_per_cm=LOSS_DB_PER_CM,
-    voltage_v=0.0,
-    delta_t_k=0.0,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    dneff=0.0,
-    dng=0.0,
-    electrode_height=None,
-):
-    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring; ``dneff``, ``dng``:
-    the effective-index correction of a calibrated ring (``index_correction``); ``electrode_height``: None (tuning
-    plates on the slab) or their height above the film (µm, on the SiO2 cladding)."""
+def ring_round_trip(wl=1.55, ring: RingDesign = DEFAULT, voltage_v=0.0, delta_t_k=0.0):
+    """(a, θ): round-trip field amplitude (couplers excluded) and phase (rad) of the ring at the plate voltage
+    ``voltage_v`` (V) and temperature change ``delta_t_k`` (K); the calibrated index correction of the design
+    (``dneff``, ``dng``: ``index_correction``) included."""
     wl = jnp.asarray(wl, dtype=float)
     n = (
-        ring_neff(
-            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-        )
-        + index_correction(wl, dneff, dng)
-        + voltage_v
-        * pockels_dneff_dv(
-            wl,
-            radius,
-            width,
-            gap,
-            gap_drop,
-            electrode_gap,
-            electrode_coverage,
-            film_thickness,
-            etch_depth,
-            sidewall_angle_deg=sidewall_angle_deg,
-            cladding=cladding,
-            electrode_height=electrode_height,
-        )
-        + delta_t_k
-        * thermo_optic_dneff_dt(
-            wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-        )
+        ring_neff(wl, ring.radius, ring.ridge)
+        + index_correction(wl, ring.dneff, ring.dng)
+        + voltage_v * pockels_dneff_dv(wl, ring)
+        + delta_t_k * thermo_optic_dneff_dt(wl, ring.radius, ring.ridge)
     )
-    theta = 2 * jnp.pi / wl * 2 * jnp.pi * radius * n
-    a = db_to_amplitude(
-        round_trip_loss_db(
-            wl,
-            radius,
-            width,
-            film_thickness,
-            etch_depth,
-            loss_db_per_cm,
-            sidewall_angle_deg=sidewall_angle_deg,
-            cladding=cladding,
-        )
-    )
+    theta = 2 * jnp.pi / wl * 2 * jnp.pi * ring.radius * n
+    a = db_to_amplitude(round_trip_loss_db(wl, ring.radius, ring.ridge, ring.loss_db_per_cm))
     return a, theta
 
 
-def bus_transmission(
-    wl,
-    length,
-    width,
-    film_thickness,
-    etch_depth,
-    loss_db_per_cm,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
+def bus_transmission(wl, length, ridge: RidgeStack = DEFAULT_RIDGE, loss_db_per_cm=LOSS_DB_PER_CM):
     """Field transmission of a straight bus of ``length`` µm along crystal y (the same as ``straight_model``)."""
-    n = dispersion.neff(
-        wl,
-        width,
-        film_thickness,
-        etch_depth,
-        jnp.inf,
-        "te",
-        "z",
-        sidewall_angle_deg=sidewall_angle_deg,
-        cladding=cladding,
-    )
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
 
 
@@ -480,36 +271,10 @@ def add_drop_fields(t1, k1, t2, k2, a, theta):
     return through, drop, add_drop
 
 
-def coupler_fields(
-    wl,
-    gap,
-    gap_drop,
-    radius,
-    width,
-    film_thickness,
-    etch_depth,
-    coupler_loss_db,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-):
-    """(t1, κ1, t2, κ2) of the input and drop couplers, with the excess-loss amplitude η on each
-    (``gap_drop=None`` takes ``gap``)."""
-    eta = db_to_amplitude(coupler_loss_db)
-    p1 = coupling_angle(
-        wl, gap, radius, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding
-    )
-    p2 = (
-        p1
-        if gap_drop is None
-        else coupling_angle(
-            wl,
-            gap_drop,
-            radius,
-            width,
-            film_thickness,
-            etch_depth,
-            sidewall_angle_deg=sidewall_angle_deg,
-            cladding=cladding,
-        )
-    )
+def coupler_fields(wl, ring: RingDesign = DEFAULT):
+    """(t1, κ1, t2, κ2) of the input and drop couplers, with the excess-loss amplitude η on each (the drop
+    coupler at ``ring.drop_gap``)."""
+    eta = db_to_amplitude(ring.coupler_loss_db)
+    p1 = coupling_angle(wl, ring.gap, ring.radius, ring.ridge)
+    p2 = p1 if ring.gap_drop is None else coupling_angle(wl, ring.gap_drop, ring.radius, ring.ridge)
     return eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic import program_cache
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.ring_physics import (
     add_drop_fields,
     bus_transmission,
@@ -29,57 +30,46 @@ from prismpic.components.ring_physics import (
     round_trip_loss_db,
     thermo_optic_dneff_dt,
 )
+from prismpic.pdk.ridge_stack import RidgeStack
 
 NEWTON_STEPS = 50  # at most; quadratic convergence on a ring at rest, linear (rate ~|Δn_g|/n_g) when tuned
 NEWTON_TOL_UM = 1e-14
-_STATIC = ("cladding",)  # and electrode_height when None (plates on the slab: another field-factor fit)
 SPECS = ("resonance_um", "fsr_nm", "fwhm_nm", "q_loaded", "q_intrinsic", "extinction_db", "drop_loss_db",
          "tuning_pm_per_v", "v_per_linewidth", "thermal_pm_per_k", "kappa2", "kappa2_drop", "round_trip_loss_db",
          "ng")
+_PYTREES = (RingDesign, RidgeStack)
 
 
-def _numbers(p: dict) -> dict:
-    """The traced parameters of a full ring dict (``rings.ring_params``): every number, with the defaults a None
-    stands for (``gap_drop`` None is ``gap`` in every formula, ``bus_length`` None the default bus), so that one
-    program serves every layout of a cladding."""
-    q = dict(p, gap_drop=p["gap"] if p["gap_drop"] is None else p["gap_drop"],
-             bus_length=default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"])
-    return {k: jnp.asarray(float(v)) for k, v in q.items()
-            if k not in _STATIC and not (k == "electrode_height" and v is None)}
+def _traced(p: dict) -> tuple[RingDesign, dict]:
+    """(design, operating point) of a full ring dict (``rings.ring_params``), every number an array: the design
+    with ``gap_drop`` None read as ``gap`` (as every formula reads it), and {voltage_v, delta_t_k, bus_length}
+    with the default bus for None, so that one program serves every layout of a cladding and plate placement
+    (the static parts of the design's tree)."""
+    ring = RingDesign.from_params(p)
+    ring = jax.tree_util.tree_map(lambda v: jnp.asarray(float(v)), ring.replace(gap_drop=ring.drop_gap))
+    bus = default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"]
+    return ring, {k: jnp.asarray(float(v)) for k, v in (("voltage_v", p["voltage_v"]),
+                                                        ("delta_t_k", p["delta_t_k"]), ("bus_length", bus))}
 
 
-def _layout(p: dict) -> tuple[str, bool]:
-    """The static part of a ring: (cladding, whether its plates are raised above the cladding)."""
-    return p["cladding"], p["electrode_height"] is not None
+def _theta(wl, ring: RingDesign, op: dict):
+    """Round-trip phase θ(λ) (rad) of the ring at the operating point ``op``."""
+    return ring_round_trip(wl, ring, op["voltage_v"], op["delta_t_k"])[1]
 
 
-def _with_layout(q: dict, cladding: str, raised: bool) -> dict:
-    return {**q, "cladding": cladding, **({} if raised else {"electrode_height": None})}
+def _ng(wl, ring: RingDesign):
+    return ring_ng(wl, ring.radius, ring.ridge) + ring.dng
 
 
-def _theta(wl, p: dict):
-    """Round-trip phase θ(λ) (rad) of the ring ``p``."""
-    return ring_round_trip(wl, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                           p["electrode_coverage"], p["film_thickness"], p["etch_depth"], p["loss_db_per_cm"],
-                           p["voltage_v"], p["delta_t_k"], sidewall_angle_deg=p["sidewall_angle_deg"],
-                           cladding=p["cladding"], dneff=p["dneff"], dng=p["dng"],
-                           electrode_height=p["electrode_height"])[1]
-
-
-def _ng(wl, p: dict):
-    return ring_ng(wl, p["radius"], p["width"], p["film_thickness"], p["etch_depth"],
-                   sidewall_angle_deg=p["sidewall_angle_deg"], cladding=p["cladding"]) + p["dng"]
-
-
-def _resonance(wl0, order, p: dict):
+def _resonance(wl0, order, ring: RingDesign, op: dict):
     """λ (µm) with θ(λ) = 2π·order (order NaN: the order nearest ``wl0``), by Newton's method from ``wl0``;
     slope dθ/dλ = −2πL n_g/λ² (exact at rest)."""
-    m = jnp.where(jnp.isnan(order), jnp.round(_theta(wl0, p) / (2 * jnp.pi)), order)
-    length = 2 * jnp.pi * p["radius"]
+    m = jnp.where(jnp.isnan(order), jnp.round(_theta(wl0, ring, op) / (2 * jnp.pi)), order)
+    length = 2 * jnp.pi * ring.radius
 
     def step(state):
         wl, _, i = state
-        s = (_theta(wl, p) - 2 * jnp.pi * m) / (-2 * jnp.pi * length * _ng(wl, p) / wl**2)
+        s = (_theta(wl, ring, op) - 2 * jnp.pi * m) / (-2 * jnp.pi * length * _ng(wl, ring) / wl**2)
         return wl - s, s, i + 1
 
     def more(state):
@@ -89,19 +79,16 @@ def _resonance(wl0, order, p: dict):
     return jax.lax.while_loop(more, step, (jnp.asarray(wl0, dtype=float), jnp.asarray(jnp.inf), 0))[0]
 
 
-def _specs(wl0, order, p: dict, kind: str) -> dict:
+def _specs(wl0, order, ring: RingDesign, op: dict, kind: str) -> dict:
     """The specs of ``rings.ring_specs`` (its docstring holds the formulas) at the resonance ``_resonance``."""
-    lam = _resonance(wl0, order, p)
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": p["cladding"]}
-    ng = _ng(lam, p)
-    length = 2 * jnp.pi * p["radius"]
-    t1, k1, t2, k2 = coupler_fields(lam, p["gap"], p["gap_drop"], p["radius"], p["width"], p["film_thickness"],
-                                    p["etch_depth"], p["coupler_loss_db"], **wall)
+    lam = _resonance(wl0, order, ring, op)
+    ng = _ng(lam, ring)
+    length = 2 * jnp.pi * ring.radius
+    t1, k1, t2, k2 = coupler_fields(lam, ring)
     if kind == "all_pass":
         t2, k2 = jnp.asarray(1.0), jnp.asarray(0.0)
-    eta_rt = db_to_amplitude(p["coupler_loss_db"]) ** (2 if kind == "add_drop" else 1)  # coupler passes per turn
-    loss_db = round_trip_loss_db(lam, *geo, p["loss_db_per_cm"], **wall)
+    eta_rt = db_to_amplitude(ring.coupler_loss_db) ** (2 if kind == "add_drop" else 1)  # coupler passes per turn
+    loss_db = round_trip_loss_db(lam, ring.radius, ring.ridge, ring.loss_db_per_cm)
     a = db_to_amplitude(loss_db)
     x = t1 * t2 * a
     fsr = lam**2 / (ng * length)
@@ -113,12 +100,9 @@ def _specs(wl0, order, p: dict, kind: str) -> dict:
     q_i = jnp.where(alpha_i > 0, 2 * jnp.pi * ng / (lam * jnp.where(alpha_i > 0, alpha_i, 1.0)), jnp.inf)
     res = add_drop_fields(t1, k1, t2, k2, a, 0.0)
     anti = add_drop_fields(t1, k1, t2, k2, a, jnp.pi)
-    bus = jnp.abs(bus_transmission(lam, p["bus_length"], p["width"], p["film_thickness"], p["etch_depth"],
-                                   p["loss_db_per_cm"], **wall)) ** 2
-    tune = ring_tuning_pm_per_v(lam, p["radius"], p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"], **wall,
-                                electrode_height=p["electrode_height"])
-    thermal = lam * thermo_optic_dneff_dt(lam, *geo, **wall) / ng * 1e6
+    bus = jnp.abs(bus_transmission(lam, op["bus_length"], ring.ridge, ring.loss_db_per_cm)) ** 2
+    tune = ring_tuning_pm_per_v(lam, ring)
+    thermal = lam * thermo_optic_dneff_dt(lam, ring.radius, ring.ridge) / ng * 1e6
     ext = 10 * jnp.log10(jnp.abs(anti[0]) ** 2) - 10 * jnp.log10(jnp.abs(res[0]) ** 2)
     drop_loss = -10 * jnp.log10(jnp.abs(res[1]) ** 2 * bus) if kind == "add_drop" else jnp.nan
     return {"resonance_um": lam, "fsr_nm": fsr * 1e3, "fwhm_nm": fwhm * 1e3, "q_loaded": lam / fwhm,
@@ -128,18 +112,19 @@ def _specs(wl0, order, p: dict, kind: str) -> dict:
 
 
 @functools.cache
-def _specs_program(kind: str, cladding: str, raised: bool):
-    return program_cache.reuse(lambda wl0, order, q: _specs(wl0, order, _with_layout(q, cladding, raised), kind))
+def _specs_program(kind: str):
+    return program_cache.reuse(lambda wl0, order, ring, op: _specs(wl0, order, ring, op, kind),
+                               pytree_types=_PYTREES)
 
 
 @functools.cache
-def _resonance_program(cladding: str, raised: bool):
-    return program_cache.reuse(lambda wl0, order, q: _resonance(wl0, order, _with_layout(q, cladding, raised)))
+def _resonance_program():
+    return program_cache.reuse(_resonance, pytree_types=_PYTREES)
 
 
 @functools.cache
-def _phase_program(cladding: str, raised: bool):
-    return program_cache.reuse(lambda wl, q: _theta(wl, _with_layout(q, cladding, raised)))
+def _phase_program():
+    return program_cache.reuse(_theta, pytree_types=_PYTREES)
 
 
 def _order(order) -> float:
@@ -149,15 +134,15 @@ def _order(order) -> float:
 def specs(p: dict, kind: str, wl0: float, order: int | None = None) -> dict[str, float]:
     """The specs of the ring ``p`` (every model argument, validated: ``rings.ring_specs``) at the resonance of
     ``order`` (None: the one nearest ``wl0``, µm)."""
-    out = _specs_program(kind, *_layout(p))(float(wl0), _order(order), _numbers(p))
+    out = _specs_program(kind)(float(wl0), _order(order), *_traced(p))
     return {k: float(out[k]) for k in SPECS}
 
 
 def resonance_wavelength(p: dict, wl0: float, order: int | None = None) -> float:
     """The resonance (µm) of ``order`` (None: the one nearest ``wl0``) of the validated ring ``p``."""
-    return float(_resonance_program(*_layout(p))(float(wl0), _order(order), _numbers(p)))
+    return float(_resonance_program()(float(wl0), _order(order), *_traced(p)))
 
 
 def round_trip_phase(p: dict, wl) -> np.ndarray:
     """θ(λ) (rad) of the validated ring ``p`` at the wavelengths ``wl`` (µm)."""
-    return np.asarray(_phase_program(*_layout(p))(jnp.asarray(wl, dtype=float), _numbers(p)))
+    return np.asarray(_phase_program()(jnp.asarray(wl, dtype=float), *_traced(p)))

@@ -56,6 +56,7 @@ from prismpic.components.ring_checks import (
     check_ring_inputs,
     check_ring_physics,
 )
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.ring_physics import (
     ELECTRODE_COVERAGE,
     ELECTRODE_GAP,
@@ -77,6 +78,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion, layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -317,19 +319,18 @@ def ring_add_drop_model(
     (True, True)
     """
     check_ring_geometry(radius, width, gap, gap_drop, bus_length, electrode_gap, electrode_coverage, electrode_width)
-    loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
-                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                                         dneff, dng, electrode_height)
-    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    design = RingDesign(radius=radius, gap=gap, gap_drop=gap_drop, electrode_gap=electrode_gap,
+                        electrode_coverage=electrode_coverage, electrode_height=electrode_height,
+                        loss_db_per_cm=loss_db_per_cm, coupler_loss_db=coupler_loss_db, dneff=dneff, dng=dng, ridge=ridge)
+    ring = check_ring_physics(design, voltage_v, delta_t_k)
     wl = jnp.asarray(wl, dtype=float)
-    t1, k1, t2, k2 = coupler_fields(wl, gap, gap_drop, radius, width, film_thickness, etch_depth, coupler_loss_db,
-                                    **wall)
-    a, theta = ring_round_trip(wl, radius, width, gap, gap_drop, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
-                               dneff=dneff, dng=dng, electrode_height=electrode_height)
+    t1, k1, t2, k2 = coupler_fields(wl, ring)
+    a, theta = ring_round_trip(wl, ring, voltage_v, delta_t_k)
     through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
-    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
+    b = bus_transmission(wl, length, ridge, ring.loss_db_per_cm)
     return reciprocal(
         {("o1", "o2"): b * through, ("o1", "o4"): b * drop, ("o3", "o2"): b * drop, ("o3", "o4"): b * add_drop}
     )
@@ -376,34 +377,23 @@ def ring_all_pass_model(
     True
     """
     check_ring_geometry(radius, width, gap, None, bus_length, electrode_gap, electrode_coverage, electrode_width)
-    loss_db_per_cm, coupler_loss_db = check_ring_physics(loss_db_per_cm, coupler_loss_db, voltage_v, delta_t_k,
-                                                         film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                                                         dneff, dng, electrode_height)
-    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    design = RingDesign(radius=radius, gap=gap, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
+                        electrode_height=electrode_height, loss_db_per_cm=loss_db_per_cm,
+                        coupler_loss_db=coupler_loss_db, dneff=dneff, dng=dng, ridge=ridge)
+    ring = check_ring_physics(design, voltage_v, delta_t_k)
     wl = jnp.asarray(wl, dtype=float)
-    t1, k1, _, _ = coupler_fields(wl, gap, None, radius, width, film_thickness, etch_depth, coupler_loss_db, **wall)
-    a, theta = ring_round_trip(wl, radius, width, gap, None, electrode_gap, electrode_coverage,
-                               film_thickness, etch_depth, loss_db_per_cm, voltage_v, delta_t_k, **wall,
-                               dneff=dneff, dng=dng, electrode_height=electrode_height)
+    t1, k1, _, _ = coupler_fields(wl, ring)
+    a, theta = ring_round_trip(wl, ring, voltage_v, delta_t_k)
     e = a * jnp.exp(1j * theta)
     through = (t1 - (t1**2 + k1**2) * e) / (1.0 - t1 * e)
     length = default_bus_length(radius, width) if bus_length is None else bus_length
-    b = bus_transmission(wl, length, width, film_thickness, etch_depth, loss_db_per_cm, **wall)
+    b = bus_transmission(wl, length, ridge, ring.loss_db_per_cm)
     return reciprocal({("o1", "o2"): b * through})
 
 
 # ---------------------------------------------------------------------------- specs
-_GEOMETRY = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
-             "electrode_width", "electrode_height")
-_PHYSICS = ("film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db", "voltage_v", "delta_t_k",
-            "sidewall_angle_deg", "cladding", "dneff", "dng")
-
-
-def _wall(p: dict) -> dict:
-    """The wall angle and cladding of a full parameter dict (``ring_params``), as keyword arguments."""
-    return {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": p["cladding"]}
-
-
 def ring_params(kind: str, params: dict) -> dict:
     """Every model argument of a ``kind`` ring (``"add_drop"``/``"all_pass"``): defaults updated by ``params``.
 
@@ -503,21 +493,16 @@ def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:
 
     if "gap" in params:
         raise ValueError("critical_gap solves for gap; do not pass it")
-    p = ring_params(kind, params)
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    wall = _wall(p)
-    eta = db_to_amplitude(p["coupler_loss_db"])
-    a = float(db_to_amplitude(round_trip_loss_db(wl, *geo, p["loss_db_per_cm"], **wall)))
+    ring = RingDesign.from_params(ring_params(kind, params))
+    eta = db_to_amplitude(ring.coupler_loss_db)
+    a = float(db_to_amplitude(round_trip_loss_db(wl, ring.radius, ring.ridge, ring.loss_db_per_cm)))
     if kind == "all_pass":
         target = eta * a
-    else:
-        gd = p["gap"] if p["gap_drop"] is None else p["gap_drop"]  # "gap" is not in params: the cell's default
-        target = eta**2 * a * math.cos(float(coupling_angle(wl, gd, p["radius"], p["width"], p["film_thickness"],
-                                                            p["etch_depth"], **wall)))
+    else:  # "gap" is not in params: the drop gap defaults to the cell's gap
+        target = eta**2 * a * math.cos(float(coupling_angle(wl, ring.drop_gap, ring.radius, ring.ridge)))
 
     def f(g):
-        return math.cos(float(coupling_angle(wl, g, p["radius"], p["width"], p["film_thickness"],
-                                             p["etch_depth"], **wall))) - target
+        return math.cos(float(coupling_angle(wl, g, ring.radius, ring.ridge))) - target
 
     lo, hi = RULES.min_ridge_gap, MAX_GAP
     if f(lo) * f(hi) > 0:

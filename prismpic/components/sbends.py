@@ -19,6 +19,7 @@ from prismpic.components.waveguides import check_waveguide_params, horizontal_pa
 from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
@@ -96,21 +97,26 @@ def sbend_length(length, offset):
     return jnp.sum(ds)
 
 
-def sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
-                   sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    """Transmission of a raised-cosine S-bend: exp(i k0 ∫ n_eff(R(s), φ(s)) ds) and loss."""
+def sbend_response(wl, length, offset, ridge: RidgeStack, loss_db_per_cm):
+    """Transmission of a raised-cosine S-bend: exp(i k0 ∫ n_eff(R(s), φ(s)) ds) and loss.
+
+    Args:
+        wl: wavelength (µm), scalar or array.
+        length: length along x (µm).
+        offset: lateral offset (µm), either sign.
+        ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
+        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+    """
     _, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
-    return path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm,
-                         sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    return path_response(wl, ds, radius, direction, ridge, loss_db_per_cm)
 
 
 # ---------------------------------------------------------------------------- S-bend
-def _check_sbend_device(length, offset, width, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
-                        loss_db_per_cm=LOSS_DB_PER_CM, cladding=CLADDING):
+def _check_sbend_device(length, offset, ridge: RidgeStack, loss_db_per_cm=LOSS_DB_PER_CM):
     """Checks of an S-bend; returns (length, loss_db_per_cm), NaN where traced values are out of range."""
     length = check_layout_length("length", length)
     check_range("offset", offset, -MAX_OFFSET, MAX_OFFSET, unit="µm")
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     check_sbend_radius("length", length, offset)
     return length, loss_db_per_cm
 
@@ -139,7 +145,7 @@ def sbend(
              length
     """
     width = ridge_width(cross_section, width)
-    _check_sbend_device(length, offset, width)
+    _check_sbend_device(length, offset, RidgeStack(width=width))
     xs = get_cross_section(cross_section, width=width)
     # points for a chord sag ≤ 0.5 nm: sag ≈ (L/n)²/(8 R_min) = π²|h|/(16 n²)
     n = min(_SBEND_POINTS, max(8, math.ceil(math.pi * math.sqrt(abs(offset) / (16 * 5e-4)))))
@@ -178,10 +184,10 @@ def sbend_model(
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
-    length, loss_db_per_cm = _check_sbend_device(length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
-                                                 cladding)
-    t = sbend_response(wl, length, offset, width, film_thickness, etch_depth, loss_db_per_cm,
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    length, loss_db_per_cm = _check_sbend_device(length, offset, ridge, loss_db_per_cm)
+    t = sbend_response(wl, length, offset, ridge, loss_db_per_cm)
     return reciprocal({("o1", "o2"): t})
 
 

@@ -10,7 +10,9 @@ with n_z, n_y the mode indices for propagation along crystal y and z.
 Process (wafer) parameters of every model, with the stack's defaults (``prismpic.pdk.stack``):
 ``film_thickness``, ``etch_depth`` (µm), ``sidewall_angle_deg`` (ridge wall from the horizontal, 90 =
 vertical) and ``cladding`` ("sio2" or "air"). They belong to the layer stack, not to the mask, so
-the cells do not take them; ``width`` is the ridge's top width as drawn.
+the cells do not take them; ``width`` is the ridge's top width as drawn. Each model turns its ridge keywords
+into one ``RidgeStack`` (``prismpic.pdk.ridge_stack``), the value the helpers (``neff_along``, ``path_response``,
+``check_waveguide_params``) take.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, default_radius, get_cross_section, ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
@@ -42,19 +45,22 @@ from prismpic.pdk.stack import (
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)  # quadrature on [-1, 1]
 
 
-def neff_along(wl, width, film_thickness, etch_depth, radius, direction_rad, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-               cladding=CLADDING):
-    """n_eff of the TE mode for a local radius and direction φ from crystal y (X-cut); wall angle (°) and
-    cladding of the process (``prismpic.pdk.neff``)."""
-    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
-    nz = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "z", **wall)
-    ny = dispersion.neff(wl, width, film_thickness, etch_depth, radius, "te", "y", **wall)
+def neff_along(wl, ridge: RidgeStack, radius, direction_rad):
+    """n_eff of the TE mode for a local radius and direction φ from crystal y (X-cut): n_z cos²φ + n_y sin²φ.
+
+    Args:
+        wl: wavelength (µm).
+        ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
+        radius: local radius of curvature of the ridge centre (µm); ``jnp.inf`` straight.
+        direction_rad: local direction φ from crystal y (rad).
+    """
+    nz = dispersion.neff(wl, ridge, radius, "te", "z")
+    ny = dispersion.neff(wl, ridge, radius, "te", "y")
     c2 = jnp.cos(direction_rad) ** 2
     return nz * c2 + ny * (1.0 - c2)
 
 
-def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, loss_db_per_cm,
-                  sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def path_response(wl, ds, radius, direction, ridge: RidgeStack, loss_db_per_cm):
     """Field transmission exp(i k0 ∫ n_eff ds) · 10^(−∫(α + α_bend) ds/20) of a path sampled at quadrature nodes.
 
     Args:
@@ -62,16 +68,13 @@ def path_response(wl, ds, radius, direction, width, film_thickness, etch_depth, 
         ds: arc-length quadrature weights (µm), one per node.
         radius: local radius of curvature (µm) at each node (``jnp.inf`` straight).
         direction: local direction φ from crystal y (rad) at each node.
-        width: ridge width (µm).
-        film_thickness, etch_depth: LN film and ridge etch (µm).
+        ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
         loss_db_per_cm: propagation loss (dB/cm); the bend radiation loss at the local radius is added.
-        sidewall_angle_deg, cladding: ridge wall angle from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
-    wall = dict(sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     wl = jnp.asarray(wl, dtype=float)
-    n = neff_along(wl[..., None], width, film_thickness, etch_depth, radius, direction, **wall)
+    n = neff_along(wl[..., None], ridge, radius, direction)
     phase = 2 * jnp.pi / wl * jnp.sum(n * ds, axis=-1)
-    bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, width, film_thickness, etch_depth, **wall)
+    bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, ridge)
     loss_db = jnp.sum((loss_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
     return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
@@ -80,15 +83,19 @@ def _two_port(t) -> sax.SDict:
     return reciprocal({("o1", "o2"): t})
 
 
-def check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding=CLADDING):
-    """ValueError unless the ridge width (µm), film and etch (µm), loss (dB/cm, in [0, 100]) and cladding are valid;
-    returns the loss (NaN where a traced loss is out of range).
+def check_waveguide_params(ridge: RidgeStack, loss_db_per_cm):
+    """ValueError unless the ridge's width (µm, the design rules' range), film and etch (µm) and cladding and the
+    loss (dB/cm, in [0, 100]) are valid; returns the loss (NaN where a traced loss is out of range).
 
     The wall angle's range is the dispersion tables' (checked there, ``prismpic.pdk.dispersion.domain``).
+
+    Args:
+        ridge: the ridge and its stack (``RidgeStack``).
+        loss_db_per_cm: propagation loss (dB/cm).
     """
-    check_range("width", width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
-    check_film(film_thickness, etch_depth)
-    check_choice("cladding", cladding, CLADDINGS)
+    check_range("width", ridge.width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
+    check_film(ridge.film_thickness, ridge.etch_depth)
+    check_choice("cladding", ridge.cladding, CLADDINGS)
     # returned: NaN where a traced loss is out of range (the jit contract of prismpic.checks: no gain)
     return check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
 
@@ -159,10 +166,11 @@ def straight_model(
     """
     width = ridge_width(cross_section, width)
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     return _two_port(t)
 
@@ -232,13 +240,14 @@ def bend_circular_model(
     width = ridge_width(cross_section, width)
     radius = default_radius(cross_section) if radius is None else radius
     radius, angle = _check_bend(radius, angle)
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     theta = jnp.deg2rad(angle)
     u = 0.5 * (_NODES + 1.0)  # fraction of the arc at each node
     ds = radius * theta * 0.5 * _WEIGHTS
     rad = radius * jnp.ones_like(u)
-    t = path_response(wl, ds, rad, theta * u, width, film_thickness, etch_depth, loss_db_per_cm,
-                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = path_response(wl, ds, rad, theta * u, ridge, loss_db_per_cm)
     return _two_port(t)
 
 
@@ -333,7 +342,9 @@ def bend_euler_model(
     radius = default_radius(cross_section) if radius is None else radius
     radius, angle = _check_bend(radius, angle)
     p = check_range("p", p, 0.0, 1.0)  # NaN outside when traced
-    loss_db_per_cm = check_waveguide_params(width, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     theta = jnp.deg2rad(angle)
     s0 = radius * p * theta  # clothoid length: θ_e = pθ/2 = s0/(2R)
     arc = radius * (1.0 - p) * theta
@@ -350,8 +361,7 @@ def bend_euler_model(
     rad = jnp.concatenate([r_in, radius * jnp.ones_like(u), r_in[::-1]])
     phi = jnp.concatenate([phi_in, phi_arc, phi_out])
     ds = jnp.concatenate([s0 * w, arc * w, s0 * w[::-1]])
-    t = path_response(wl, ds, rad, phi, width, film_thickness, etch_depth, loss_db_per_cm,
-                      sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    t = path_response(wl, ds, rad, phi, ridge, loss_db_per_cm)
     return _two_port(t)
 
 
@@ -417,11 +427,12 @@ def taper_model(
     width2 = width1 if width2 is None else width2
     length = check_positive("length", length, unit="µm")  # NaN if traced and not positive
     check_range("width1", width1, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
-    loss_db_per_cm = check_waveguide_params(width2, film_thickness, etch_depth, loss_db_per_cm, cladding)
+    ridge = RidgeStack(width=width2, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)  # the checks' width: o2's
+    loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     u = 0.5 * (_NODES + 1.0)
     wl = jnp.asarray(wl, dtype=float)
-    n = dispersion.neff(wl[..., None], width1 + (width2 - width1) * u, film_thickness, etch_depth, jnp.inf, "te", "z",
-                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    n = dispersion.neff(wl[..., None], ridge.replace(width=width1 + (width2 - width1) * u), jnp.inf, "te", "z")
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
     t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
     return _two_port(t)

@@ -20,7 +20,6 @@ the same structure used backwards (reciprocity): channel k enters o{3+k} and lea
 
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
@@ -30,11 +29,13 @@ from prismpic.checks import check_range, concrete
 from prismpic.components import ring_checks, ring_physics, rings
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.lazy_imports import gf, gf_cell, sax
 from prismpic.pdk import layers
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 # 200 GHz grid around 1550 nm (1.6 nm spacing), four channels inside one FSR (≈ 8 nm) of a 20 µm ring.
@@ -59,20 +60,18 @@ def _check_span(channels_um, radius, width) -> None:
     lo, hi = min(channels_um), max(channels_um)
     mid = 0.5 * (lo + hi)
     with jax.ensure_compile_time_eval():  # concrete even inside a caller's jit
-        fsr = mid**2 / (float(ring_physics.ring_ng(mid, radius, width)) * 2 * math.pi * float(radius))
+        fsr = mid**2 / (float(ring_physics.ring_ng(mid, radius, RidgeStack(width=width))) * 2 * math.pi * float(radius))
     check_range("channels_um span", hi - lo, 0.0, fsr, unit="µm", hi_open=True)
 
 
-def _theta(wl, r, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
-    return 2 * jnp.pi / wl * 2 * jnp.pi * r * ring_physics.ring_neff(
-        wl, r, width, film_thickness, etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+def _theta(wl, r, ridge: RidgeStack):
+    return 2 * jnp.pi / wl * 2 * jnp.pi * r * ring_physics.ring_neff(wl, r, ridge)
 
 
-@functools.partial(jax.jit, static_argnames=("cladding",))
-def _solve_radius(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-                  cladding=CLADDING):
+@jax.jit
+def _solve_radius(wl, radius, ridge: RidgeStack):
     def theta(r):
-        return _theta(wl, r, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+        return _theta(wl, r, ridge)
 
     dtheta = jax.grad(theta)
     m = jax.lax.stop_gradient(jnp.round(theta(radius) / (2 * jnp.pi)))
@@ -214,9 +213,9 @@ def channel_radii(channels_um=CELL, radius=CELL, width=CELL, film_thickness=FILM
     order nearest the nominal ``radius``, for the process given (film, etch, wall angle in °, cladding). Jittable. The grid snap passes the gradient to
     ``radius`` only (dR_k/d radius = 1): the drawn radii are held under other parameters.
     """
-    solved = jax.vmap(lambda wl: _solve_radius(wl, radius, width, film_thickness, etch_depth,
-                                               sidewall_angle_deg=sidewall_angle_deg, cladding=cladding))(
-        jnp.asarray(channels_um, dtype=float))
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    solved = jax.vmap(lambda wl: _solve_radius(wl, radius, ridge))(jnp.asarray(channels_um, dtype=float))
     return tuple(solved)
 
 
@@ -308,13 +307,11 @@ def trim_voltages_v(channels_um=CELL, radius=CELL, *, gap, width, electrode_gap,
     ring = dict(gap=gap, width=width, electrode_gap=electrode_gap, electrode_coverage=electrode_coverage,
                 electrode_width=electrode_width, **params)
     radii = _float_radii(channels_um, radius, width)
-    geo = {k: v for k, v in ring.items() if k in ("width", "electrode_gap", "electrode_coverage", "electrode_height",
-                                                   "film_thickness", "etch_depth", "gap", "sidewall_angle_deg",
-                                                   "cladding")}
+    design = RingDesign.from_params(ring)
     out = []
     for wl, r in zip(channels_um, radii, strict=True):
         lam = rings.resonance_wavelength(wl, "add_drop", radius=r, **ring)
-        tune = float(ring_physics.ring_tuning_pm_per_v(lam, radius=r, **geo)) * 1e-6
+        tune = float(ring_physics.ring_tuning_pm_per_v(lam, design.replace(radius=r))) * 1e-6
         out.append((wl - lam) / tune)
     return tuple(out)
 

@@ -38,6 +38,7 @@ import numpy as np
 from jax.scipy.special import i0e
 
 from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, node_values
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.tables import DATA_DIR, load_job_cache, run_jobs
 
 TABLE_NAME = "bend_radiation"
@@ -113,7 +114,8 @@ def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, prog
     for clad in CLADDINGS:
         for axis in AXES:
             for idx, (wl, w, t, f, a) in _grid_points():
-                straight = float(dispersion.neff(wl, w, t, f * t, np.inf, "te", axis, a, clad))
+                straight = float(dispersion.neff(wl, RidgeStack(width=w, film_thickness=t, etch_depth=f * t,
+                                                                sidewall_angle_deg=a, cladding=clad), np.inf, "te", axis))
                 tasks.append(("bendrad", (clad, axis, idx), (clad, a, axis, wl, w, t, f, radii, straight, MESH)))
     t0, c0 = time.perf_counter(), time.process_time()
     res, _, cpu = run_jobs(tasks, workers or min(2, os.cpu_count() or 1), progress, 0, len(tasks),
@@ -177,19 +179,19 @@ def slab_te0_index(wl, thickness, n_core, n_below, n_above):
     return jnp.where(guided, newton, lo0)
 
 
-def prior_exponent(wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis):
+def prior_exponent(wl, ridge, crystal_axis):
     """U (1/µm) of the bend loss's exponential exp(−U R): (2/3) k0 (n² − n_s²)^P / n², n the straight ridge's TE
-    index, n_s the TE0 index of the slab beside it (film − etch, on the same crystal axis). Marcuse's slab bend
-    (BSTJ 50, 2551 (1971)) has P = 3/2; P = 2 leaves the table a smoother rest (off the grid at the default ring,
-    etch 0.32–0.38 µm: within 20 % per axis with 2, 23 % with 3/2), which is all the prior is for."""
+    index, n_s the TE0 index of the slab beside it (film − etch, on the same crystal axis); ``ridge`` a
+    ``RidgeStack``. Marcuse's slab bend (BSTJ 50, 2551 (1971)) has P = 3/2; P = 2 leaves the table a smoother rest
+    (off the grid at the default ring, etch 0.32–0.38 µm: within 20 % per axis with 2, 23 % with 3/2), which is
+    all the prior is for."""
     from prismpic.pdk import dispersion, materials
 
-    n = dispersion.neff(wl, width, film_thickness, etch_depth, jnp.inf, "te", crystal_axis, sidewall_angle_deg,
-                        cladding)
+    n = dispersion.neff(wl, ridge, jnp.inf, "te", crystal_axis)
     core = materials.n_ln_e(wl) if crystal_axis == "z" else materials.n_ln_o(wl)
     below = materials.n_sio2(wl)
-    above = below if cladding == "sio2" else materials.n_air(wl)
-    ns = slab_te0_index(wl, film_thickness - etch_depth, core, below, above)
+    above = below if ridge.cladding == "sio2" else materials.n_air(wl)
+    ns = slab_te0_index(wl, ridge.slab, core, below, above)
     return (2.0 / 3.0) * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * jnp.clip(n**2 - ns**2, 0.0, None) ** PRIOR_POWER \
         / n**2
 
@@ -210,7 +212,8 @@ def residual_nodes(im: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _exponents_at(grid: dict, clad: str, axis: str) -> np.ndarray:
     wl, w, t, f, a = np.meshgrid(*(node_values(k, *v) for k, v in grid.items()), indexing="ij")
-    return np.asarray(prior_exponent(wl, w, t, f * t, a, clad, axis))
+    return np.asarray(prior_exponent(wl, RidgeStack(width=w, film_thickness=t, etch_depth=f * t, sidewall_angle_deg=a,
+                                                       cladding=clad), axis))
 
 
 @functools.cache
@@ -246,30 +249,25 @@ def _fits() -> dict:
                 for c in CLADDINGS for a in AXES}
 
 
-def log_imag_neff(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis):
+def log_imag_neff(wl, radius, ridge, crystal_axis):
     """ln Im n_eff of the TE bend mode with its field along ``crystal_axis`` ("z" or "y"): the table's rest minus
     U R (``prior_exponent``); beyond 40 µm the rest at 40 µm. NaN outside the grid. Arguments as
     ``loss_db_per_cm``."""
-    rest = _fits()[(cladding, crystal_axis)]
+    rest = _fits()[(ridge.cladding, crystal_axis)]
     r = jnp.asarray(radius, dtype=float)
-    f = etch_depth / film_thickness
-    u = prior_fits()[(cladding, crystal_axis)](wl, width, film_thickness, f, sidewall_angle_deg)
-    return rest(wl, width, film_thickness, f, sidewall_angle_deg,
-                jnp.minimum(r, RADIUS[1])) - u * r
+    geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
+    u = prior_fits()[(ridge.cladding, crystal_axis)](wl, *geo)
+    return rest(wl, *geo, jnp.minimum(r, RADIUS[1])) - u * r
 
 
-def loss_db_per_cm(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding,
-                   crystal_axis="ring"):
+def loss_db_per_cm(wl, radius, ridge, crystal_axis="ring"):
     """Radiation loss (dB/cm) of a TE bend; 0 for radius = inf.
 
     Args:
         wl: wavelength (µm), 1.45–1.65.
         radius: bend radius of the ridge centre (µm), ≥ 10; inf for straight.
-        width: ridge top width (µm), 0.8–2.0.
-        film_thickness: LN film (µm), 0.4–0.8.
-        etch_depth: ridge etch (µm), 0.5–0.8 of the film.
-        sidewall_angle_deg: wall angle from the horizontal (degrees), 60–90.
-        cladding: "sio2" or "air".
+        ridge: the ridge (``RidgeStack``): top width 0.8–2.0 µm, film 0.4–0.8 µm, etch 0.5–0.8 of the film,
+            wall angle 60–90° from the horizontal, cladding "sio2" or "air".
         crystal_axis: "z" or "y" (the TE field along that crystal axis), or "ring": the average around a ring
             (or any 90° arc from a crystal axis) of X-cut film (module docstring).
 
@@ -278,13 +276,12 @@ def loss_db_per_cm(wl, radius, width, film_thickness, etch_depth, sidewall_angle
     r = jnp.asarray(radius, dtype=float)
     finite = jnp.isfinite(r)
     r = jnp.where(finite, r, RADIUS[1])
-    args = (wl, r, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
     if crystal_axis == "ring":
-        lz, ly = log_imag_neff(*args, "z"), log_imag_neff(*args, "y")
+        lz, ly = log_imag_neff(wl, r, ridge, "z"), log_imag_neff(wl, r, ridge, "y")
         x = 0.5 * jnp.abs(lz - ly)
         log_im = 0.5 * (lz + ly) + jnp.log(i0e(x)) + x  # ln ⟨α⟩ = ½(ln α_z + ln α_y) + ln I₀(x)
     elif crystal_axis in AXES:
-        log_im = log_imag_neff(*args, crystal_axis)
+        log_im = log_imag_neff(wl, r, ridge, crystal_axis)
     else:
         raise ValueError(f"crystal_axis = {crystal_axis!r}; valid: 'z', 'y' or 'ring'")
     k0 = 2 * jnp.pi / jnp.asarray(wl, dtype=float)

@@ -81,15 +81,8 @@ from prismpic.pdk.chebyshev import (
     node_values,
     unit_coordinate,
 )
-from prismpic.pdk.stack import (
-    CLADDING,
-    CLADDINGS,
-    ETCH_DEPTH,
-    FILM_THICKNESS,
-    RIDGE_WIDTH,
-    RING_RADIUS,
-    SIDEWALL_ANGLE_DEG,
-)
+from prismpic.pdk.ridge_stack import DEFAULT, RidgeStack
+from prismpic.pdk.stack import CLADDINGS, RING_RADIUS
 from prismpic.pdk.tables import BEND_RADII, lobatto
 
 _KAPPA_MAX = 1.0 / min(BEND_RADII)
@@ -305,15 +298,15 @@ def domain() -> dict:
 # ----------------------------------------------------------------------------- validation (concrete values only)
 
 
-def _check_geometry(domain: str, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding):
+def _check_geometry(domain: str, wl, ridge: RidgeStack):
     d = _model().domain[domain]
-    check_choice("cladding", cladding, tuple(_model().cladding))
-    check_range("sidewall_angle_deg", sidewall_angle_deg, *d["angle"], unit="°")
+    check_choice("cladding", ridge.cladding, tuple(_model().cladding))
+    check_range("sidewall_angle_deg", ridge.sidewall_angle_deg, *d["angle"], unit="°")
     check_range("wl", wl, *d["wl"], unit="µm")
-    check_range("width", width, *d["width"], unit="µm")
-    check_range("film_thickness", film_thickness, *d["film"], unit="µm")
-    check_range("etch_depth", etch_depth, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
-    e, t = concrete(etch_depth), concrete(film_thickness)
+    check_range("width", ridge.width, *d["width"], unit="µm")
+    check_range("film_thickness", ridge.film_thickness, *d["film"], unit="µm")
+    check_range("etch_depth", ridge.etch_depth, 0.0, math.inf, unit="µm", lo_open=True, hi_open=True)
+    e, t = concrete(ridge.etch_depth), concrete(ridge.film_thickness)
     if e is not None and t is not None:
         lo, hi = d["etch_fraction"]
         frac = np.asarray(e, float) / np.asarray(t, float)
@@ -321,9 +314,10 @@ def _check_geometry(domain: str, wl, width, film_thickness, etch_depth, sidewall
         check_range("etch_depth / film_thickness", np.where(edge, np.clip(frac, lo, hi), frac), lo, hi)
 
 
-def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding):
+def _check_bend(pol, axis, wl, ridge: RidgeStack, radius):
     check_range("radius", radius, 0.0, math.inf, unit="µm", lo_open=True)
-    vals = [concrete(v) for v in (radius, wl, width, film_thickness, etch_depth, sidewall_angle_deg)]
+    vals = [concrete(v) for v in (radius, wl, ridge.width, ridge.film_thickness, ridge.etch_depth,
+                                  ridge.sidewall_angle_deg)]
     if any(v is None for v in vals):
         return
     r, wl_, w, t, e, a = np.broadcast_arrays(*[np.asarray(v, float) for v in vals])
@@ -332,8 +326,9 @@ def _check_bend(pol, axis, wl, width, film_thickness, etch_depth, radius, sidewa
         return
     if pol == "tm":
         raise ValueError(f"radius = {r[bent][0]:g} µm: TM bends are not tabulated (valid range [inf, inf] for TM)")
-    _check_geometry("bend", wl_[bent], w[bent], t[bent], e[bent], a[bent], cladding)
-    rmin = _rmin(axis, cladding, wl_[bent], w[bent], t[bent], e[bent] / t[bent], a[bent])
+    _check_geometry("bend", wl_[bent], RidgeStack(width=w[bent], film_thickness=t[bent], etch_depth=e[bent],
+                                            sidewall_angle_deg=a[bent], cladding=ridge.cladding))
+    rmin = _rmin(axis, ridge.cladding, wl_[bent], w[bent], t[bent], e[bent] / t[bent], a[bent])
     bad = r[bent] < rmin * (1 - 1e-9)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -365,32 +360,32 @@ def _check_mode(polarization, crystal_axis):
     check_choice("crystal_axis", crystal_axis, ("z", "y"))
 
 
-def check_mode_inputs(wl, width, film_thickness, etch_depth, radius=math.inf, polarization="te", crystal_axis="z",
-                      sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING) -> None:
+def check_mode_inputs(wl, ridge: RidgeStack = DEFAULT, radius=math.inf, polarization="te",
+                      crystal_axis="z") -> None:
     """ValueError unless ``neff`` and ``ng`` accept these values (their checks, without evaluating a fit): what a
     caller runs before compiled code that cannot raise. Arguments as ``neff``; traced values are skipped."""
     _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    _check_bend(polarization, crystal_axis, wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
+    _check_geometry(polarization, wl, ridge)
+    _check_bend(polarization, crystal_axis, wl, ridge, radius)
 
 
-def check_coupler_inputs(wl, gap, width, film_thickness, etch_depth, sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-                         cladding=CLADDING) -> None:
+def check_coupler_inputs(wl, gap, ridge: RidgeStack = DEFAULT) -> None:
     """ValueError unless ``coupling_per_um`` accepts these values (its checks, without evaluating the fit)."""
     check_range("gap", gap, *_model().domain["coupler"]["gap"], unit="µm")
-    _check_geometry("coupler", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_geometry("coupler", wl, ridge)
 
 
 # ----------------------------------------------------------------------------- public model
 
 
-def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, angle, cladding):
-    f = etch_depth / film_thickness
-    m = _model().cladding[cladding]
+def _neff(wl, ridge: RidgeStack, radius, polarization, crystal_axis):
+    w, t, angle = ridge.width, ridge.film_thickness, ridge.sidewall_angle_deg
+    f = ridge.etch_fraction
+    m = _model().cladding[ridge.cladding]
     if polarization == "tm" and crystal_axis in m.tm2:
-        n0 = _tm_neff(m.tm2[crystal_axis], wl, width, film_thickness, f, angle)
+        n0 = _tm_neff(m.tm2[crystal_axis], wl, w, t, f, angle)
     else:
-        n0 = m.straight[(polarization, crystal_axis)](wl, width, film_thickness, f, angle)
+        n0 = m.straight[(polarization, crystal_axis)](wl, w, t, f, angle)
     if polarization == "tm":  # TM bends are not tabulated (radius is checked to be inf; NaN when traced)
         r = jnp.asarray(radius, dtype=float)
         return jnp.where(jnp.isposinf(r), n0, jnp.nan)
@@ -398,98 +393,80 @@ def _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_a
         # a straight ridge given as such: no bend terms to evaluate (eagerly they cost a compile per new shape)
         return jnp.broadcast_to(n0, np.broadcast_shapes(np.shape(n0), np.shape(radius)))
     kappa = 1.0 / jnp.asarray(radius, dtype=float)
-    shift = kappa**2 * m.bend[crystal_axis][0](wl, width, film_thickness, f, angle, kappa)
+    shift = kappa**2 * m.bend[crystal_axis][0](wl, w, t, f, angle, kappa)
     if crystal_axis in m.bend_pair:  # the TE/TM mixing the decoupled shift leaves out
-        shift = shift + _bend_pair_shift(m.bend_pair[crystal_axis], wl, width, film_thickness, f, angle, kappa)
+        shift = shift + _bend_pair_shift(m.bend_pair[crystal_axis], wl, w, t, f, angle, kappa)
     # a straight ridge has no bend term (and may lie outside the narrower bend table, where the fit is NaN)
     return n0 + jnp.where(kappa == 0, 0.0, shift)
 
 
-def neff(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, radius=jnp.inf,
-         polarization="te", crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def neff(wl=1.55, ridge: RidgeStack = DEFAULT, radius=jnp.inf, polarization="te", crystal_axis="z"):
     """Effective index (real) of the ridge's fundamental TE or TM mode.
 
     Args:
         wl: wavelength (µm).
-        width: ridge top width (µm).
-        film_thickness: LN film thickness (µm).
-        etch_depth: ridge etch depth (µm), < film_thickness.
+        ridge: the ridge and its stack (``RidgeStack``: top width, film, etch, wall angle, cladding; µm, degrees).
         radius: bend radius of the ridge centre (µm); inf for straight. n_eff of a bend
             refers to the centre radius (β = m/R).
         polarization: "te" (in-plane E) or "tm".
         crystal_axis: "z" (X-cut, propagation along y: TE sees n_e) or "y" (TE sees n_o).
-        sidewall_angle_deg: ridge sidewall angle from the horizontal (degrees; 90 = vertical).
-        cladding: "sio2" or "air" above the ridge (the box below is SiO2).
 
     Returns:
-        n_eff, broadcast over the array arguments.
+        n_eff, broadcast over the array arguments (and the ridge's array fields).
     """
-    check_mode_inputs(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
-                      cladding)
-    return _neff(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
-                 cladding)
+    check_mode_inputs(wl, ridge, radius, polarization, crystal_axis)
+    return _neff(wl, ridge, radius, polarization, crystal_axis)
 
 
-def ng(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, radius=jnp.inf,
-       polarization="te", crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def ng(wl=1.55, ridge: RidgeStack = DEFAULT, radius=jnp.inf, polarization="te", crystal_axis="z"):
     """Group index n_g = n_eff − λ ∂n_eff/∂λ of the model itself (forward-mode derivative).
 
     Arguments as ``neff``.
     """
-    check_mode_inputs(wl, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
-                      cladding)
+    check_mode_inputs(wl, ridge, radius, polarization, crystal_axis)
     wl = jnp.asarray(wl, dtype=float)
-
-    def n_of(w):
-        return _neff(w, width, film_thickness, etch_depth, radius, polarization, crystal_axis, sidewall_angle_deg,
-                     cladding)
-
-    n, dn = jax.jvp(n_of, (wl,), (jnp.ones_like(wl),))
+    n, dn = jax.jvp(lambda w: _neff(w, ridge, radius, polarization, crystal_axis), (wl,), (jnp.ones_like(wl),))
     return n - wl * dn
 
 
-def eo_overlap(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
-               sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def eo_overlap(wl=1.55, ridge: RidgeStack = DEFAULT):
     """Pockels overlap Γ of the straight TE mode (crystal_axis "z") with a uniform horizontal field.
 
     Γ = n_e ∫_LN |Ex|² dA / Re ∫ (E × H*)·ẑ dA, so that a uniform field E = V/g along
     crystal z in the LN shifts the index by |Δn_eff| = ½ n_e³ r33 Γ V/g (first-order
     perturbation; see ``modesolver.eo_overlap``). Arguments as ``neff``.
     """
-    _check_geometry("te", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    return _model().cladding[cladding].gamma(wl, width, film_thickness, etch_depth / film_thickness,
-                                              sidewall_angle_deg)
+    _check_geometry("te", wl, ridge)
+    return _model().cladding[ridge.cladding].gamma(wl, ridge.width, ridge.film_thickness, ridge.etch_fraction,
+                                                    ridge.sidewall_angle_deg)
 
 
-def mode_area_um2(wl=1.55, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH, polarization="te",
-                  crystal_axis="z", sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def mode_area_um2(wl=1.55, ridge: RidgeStack = DEFAULT, polarization="te", crystal_axis="z"):
     """Effective mode area (∫|E|²)² / ∫|E|⁴ (µm²) of the straight fundamental mode. Arguments as ``neff``."""
     _check_mode(polarization, crystal_axis)
-    _check_geometry(polarization, wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    return _model().cladding[cladding].area[(polarization, crystal_axis)](
-        wl, width, film_thickness, etch_depth / film_thickness, sidewall_angle_deg)
+    _check_geometry(polarization, wl, ridge)
+    return _model().cladding[ridge.cladding].area[(polarization, crystal_axis)](
+        wl, ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
 
 
-def coupling_per_um(wl=1.55, gap=0.25, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH,
-                    sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def coupling_per_um(wl=1.55, gap=0.25, ridge: RidgeStack = DEFAULT):
     """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two parallel identical ridges.
 
     TE supermodes, crystal_axis "z"; gap is edge to edge at the ridge tops (µm), as drawn: with sloped
     walls the feet of the ridges are closer by 2·etch_depth/tan(angle), so C grows as the walls slope.
     Power transfer over a length L is sin²(C L).
     """
-    check_coupler_inputs(wl, gap, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    return jnp.exp(_model().cladding[cladding].coupler(wl, gap, width, film_thickness, etch_depth / film_thickness,
-                                                       sidewall_angle_deg))
+    check_coupler_inputs(wl, gap, ridge)
+    return jnp.exp(_model().cladding[ridge.cladding].coupler(wl, gap, ridge.width, ridge.film_thickness,
+                                                             ridge.etch_fraction, ridge.sidewall_angle_deg))
 
 
-def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, width=RIDGE_WIDTH, film_thickness=FILM_THICKNESS,
-                        etch_depth=ETCH_DEPTH, sidewall_angle_deg=SIDEWALL_ANGLE_DEG, cladding=CLADDING):
+def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT):
     """Radiation loss of a TE bend (dB/cm), averaged around a ring of X-cut film; 0 for radius = inf.
 
     From leaky-mode (PML) bend solves tabulated at radii 10–40 µm (``bend_radiation``); beyond 40 µm Marcuse's
     exponential tail of the last two radii. Arguments as ``neff``.
     """
-    _check_geometry("te", wl, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
-    _check_bend("te", "z", wl, width, film_thickness, etch_depth, radius, sidewall_angle_deg, cladding)
-    return bend_radiation.loss_db_per_cm(wl, radius, width, film_thickness, etch_depth, sidewall_angle_deg, cladding)
+    _check_geometry("te", wl, ridge)
+    _check_bend("te", "z", wl, ridge, radius)
+    return bend_radiation.loss_db_per_cm(wl, radius, ridge)

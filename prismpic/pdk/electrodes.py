@@ -33,15 +33,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.checks import check_choice, check_range, concrete
+from prismpic.pdk.ridge_stack import DEFAULT, RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import (
     CLADDING,
     CLADDINGS,
-    ETCH_DEPTH,
-    FILM_THICKNESS,
     METAL_THICKNESS,
-    RIDGE_WIDTH,
-    SIDEWALL_ANGLE_DEG,
 )
 
 FIT_PATH = Path(__file__).with_name("data") / "field_factor_fit.json"
@@ -143,34 +140,23 @@ def load_fit() -> dict:
     return json.loads(FIT_PATH.read_text())
 
 
-def field_factor(
-    electrode_gap=5.0,
-    width=RIDGE_WIDTH,
-    film_thickness=FILM_THICKNESS,
-    etch_depth=ETCH_DEPTH,
-    sidewall_angle_deg=SIDEWALL_ANGLE_DEG,
-    cladding=CLADDING,
-    ridge_offset=0.0,
-    electrode_height=None,
-):
+def field_factor(electrode_gap=5.0, ridge: RidgeStack = DEFAULT, ridge_offset=0.0, electrode_height=None):
     """Field factor f = ⟨E_x⟩_ridge/(V/g) of the electrode layout (the FEM fit; jittable, differentiable).
 
     Args:
         electrode_gap: electrode edge-to-edge gap g (µm).
-        width: ridge top width (µm).
-        film_thickness, etch_depth: LN film and etch (µm).
-        sidewall_angle_deg: wall angle from the horizontal (°).
-        cladding: "sio2" or "air" (static).
+        ridge: the ridge between the electrodes (``RidgeStack``: top width, film, etch, wall angle; µm, degrees;
+            its cladding, "sio2" or "air", is static).
         ridge_offset: ridge centre minus gap centre (µm).
         electrode_height: None (metal on the slab) or the metal's height above the film top (µm; static
             whether None).
 
     Source: ``prismpic.pdk.electrostatics.electrode_field_factor`` (2-D FEM), fitted as this module says.
     """
-    x = _features(electrode_gap, width, film_thickness, etch_depth, sidewall_angle_deg, ridge_offset,
-                  electrode_height)
+    x = _features(electrode_gap, ridge.width, ridge.film_thickness, ridge.etch_depth, ridge.sidewall_angle_deg,
+                  ridge_offset, electrode_height)
     return jnp.exp(_ln_f(jnp.stack(jnp.broadcast_arrays(*[jnp.asarray(v, dtype=float) for v in x]), axis=-1),
-                         layout_name(cladding, electrode_height)))
+                         layout_name(ridge.cladding, electrode_height)))
 
 
 @functools.partial(jax.jit, static_argnums=1)

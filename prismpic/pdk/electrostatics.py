@@ -22,12 +22,10 @@ from prismpic.pdk import materials
 from prismpic.pdk.stack import (
     BOX_THICKNESS,
     CLAD_THICKNESS,
-    CLADDING,
     ETCH_DEPTH,
     FILM_THICKNESS,
     METAL_THICKNESS,
     RIDGE_WIDTH,
-    SIDEWALL_ANGLE_DEG,
 )
 
 
@@ -40,8 +38,7 @@ def field_factor_fit(electrode_gap=5.0):
     """
     from prismpic.pdk.electrodes import field_factor
 
-    return field_factor(jnp.asarray(electrode_gap, dtype=float), RIDGE_WIDTH, FILM_THICKNESS, ETCH_DEPTH,
-                        SIDEWALL_ANGLE_DEG, CLADDING)
+    return field_factor(jnp.asarray(electrode_gap, dtype=float))
 
 
 def _graded_axis(lo, hi, features, hmin, hmax, growth=0.25):

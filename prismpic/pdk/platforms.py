@@ -51,6 +51,13 @@ class Platform:
     loss_db_per_cm: float
     electrode_height: float | None = None
 
+    def ridge(self, width: float = stack.RIDGE_WIDTH):
+        """The preset's stack around a ridge of top ``width`` (µm) as a ``RidgeStack``."""
+        from prismpic.pdk.ridge_stack import RidgeStack
+
+        return RidgeStack(width=width, film_thickness=self.film_thickness, etch_depth=self.etch_depth,
+                          sidewall_angle_deg=self.sidewall_angle_deg, cladding=self.cladding)
+
     def settings(self) -> dict:
         """The preset's keyword values ({parameter: value}, the keys of ``STACK_KEYS``; µm, degrees, dB/cm, µm)."""
         values = asdict(self)

@@ -24,11 +24,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from prismpic.checks import check_choice, check_range
 from prismpic.pdk.stack import CLADDING, CLADDINGS, ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG
+
+if TYPE_CHECKING:  # the ridge module imports JAX; the process description stays light
+    from prismpic.pdk.ridge_stack import RidgeStack
 
 SIGMAS_PER_CORNER = 3.0
 
@@ -113,20 +117,21 @@ class Process:
         return {"schema": "prismpic.process/1", "cladding": self.cladding,
                 "parameters": {name: asdict(getattr(self, name)) for name in PARAMETERS}}
 
-    def on_stack(self, film_thickness: float, etch_depth: float, sidewall_angle_deg: float, cladding: str) -> Process:
-        """A copy centred on another stack (a platform preset's): those nominal values, the same 1σ spreads.
+    def on_stack(self, ridge: RidgeStack) -> Process:
+        """A copy centred on another stack (a platform preset's): its film, etch and wall angle as the nominal
+        values (each inside the parameter's range), its cladding, the same 1σ spreads.
 
         Args:
-            film_thickness, etch_depth: nominal film and etch (µm), inside each parameter's range.
-            sidewall_angle_deg: nominal wall angle from the horizontal (°).
-            cladding: ``"sio2"`` or ``"air"``.
+            ridge: the stack (``RidgeStack``: film and etch in µm, wall angle from the horizontal in degrees,
+                cladding; its width is the design's, not a process value).
         """
-        values = dict(film_thickness=film_thickness, etch_depth=etch_depth, sidewall_angle_deg=sidewall_angle_deg)
+        values = dict(film_thickness=ridge.film_thickness, etch_depth=ridge.etch_depth,
+                      sidewall_angle_deg=ridge.sidewall_angle_deg)
         for name, v in values.items():
             par = getattr(self, name)
             check_range(name, v, par.lo, par.hi, unit=par.unit)
-        return replace(self, cladding=cladding, **{k: replace(getattr(self, k), nominal=float(v))
-                                                   for k, v in values.items()})
+        return replace(self, cladding=ridge.cladding, **{k: replace(getattr(self, k), nominal=float(v))
+                                                         for k, v in values.items()})
 
     def with_spreads(self, **sigmas: float) -> Process:
         """A copy with some 1σ spreads replaced (e.g. measured ones)."""

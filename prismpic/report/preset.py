@@ -81,11 +81,9 @@ def platform_values(preset: Platform, wl: float = PLATFORM_WL_UM) -> dict:
         not cover the preset (``outside_domains``).
     """
     from prismpic.pdk import dispersion, materials
-    from prismpic.pdk.cross_sections import RIDGE_WIDTH
 
     p = preset
-    geo = dict(width=RIDGE_WIDTH, film_thickness=p.film_thickness, etch_depth=p.etch_depth,
-               sidewall_angle_deg=p.sidewall_angle_deg, cladding=p.cladding)
+    ridge = p.ridge()
     return {
         "platform": p.name,
         "description": p.description,
@@ -94,16 +92,16 @@ def platform_values(preset: Platform, wl: float = PLATFORM_WL_UM) -> dict:
         "sidewall_angle_deg": p.sidewall_angle_deg,
         "cladding": p.cladding,
         "electrode_height_um": p.electrode_height,
-        "ridge_width_um": RIDGE_WIDTH,
+        "ridge_width_um": ridge.width,
         "loss_db_per_cm": p.loss_db_per_cm,
         "wl_um": wl,
         "n_e_bulk": float(materials.n_ln_e(wl)),
         "n_o_bulk": float(materials.n_ln_o(wl)),
-        "neff_te_z": float(dispersion.neff(wl, **geo, crystal_axis="z")),
-        "neff_te_y": float(dispersion.neff(wl, **geo, crystal_axis="y")),
-        "ng_te_z": float(dispersion.ng(wl, **geo, crystal_axis="z")),
-        "ng_te_y": float(dispersion.ng(wl, **geo, crystal_axis="y")),
-        "eo_overlap": float(dispersion.eo_overlap(wl, **geo)),
+        "neff_te_z": float(dispersion.neff(wl, ridge, crystal_axis="z")),
+        "neff_te_y": float(dispersion.neff(wl, ridge, crystal_axis="y")),
+        "ng_te_z": float(dispersion.ng(wl, ridge, crystal_axis="z")),
+        "ng_te_y": float(dispersion.ng(wl, ridge, crystal_axis="y")),
+        "eo_overlap": float(dispersion.eo_overlap(wl, ridge)),
         "outside_domains": outside_domains(p),
     }
 
@@ -159,8 +157,7 @@ def preset_process(preset: Platform):
     """
     from prismpic.pdk.process import DEFAULT_PROCESS
 
-    return DEFAULT_PROCESS.on_stack(preset.film_thickness, preset.etch_depth, preset.sidewall_angle_deg,
-                                    preset.cladding)
+    return DEFAULT_PROCESS.on_stack(preset.ridge())
 
 
 def process_refusals(preset: Platform, process) -> dict[str, str]:

@@ -33,6 +33,7 @@ from scipy.optimize import brentq
 
 from prismpic.analysis import calibration as cal
 from prismpic.components import ring_physics, rings
+from prismpic.pdk.ridge_stack import RidgeStack
 
 R = 20.0
 N_POINTS = 12000  # one length for every textbook spectrum: one compilation of the line-shape fit per setup
@@ -131,10 +132,11 @@ def ng_reach() -> tuple[float, float]:
     dp = cs.design_params("add_drop", {})
     pri = ring_priors(dp, None)
     geo = {k: dp[k] for k in ("width", "film_thickness", "etch_depth", "sidewall_angle_deg")}
-    g0 = float(ring_physics.ring_ng(1.55, R, **geo))
+    ridge = RidgeStack.from_params(geo)
+    g0 = float(ring_physics.ring_ng(1.55, R, ridge))
     down = up = 0.0
     for k in geo:
-        moves = [float(ring_physics.ring_ng(1.55, R, **{**geo, k: pri[k].mean + s * pri[k].sigma})) / g0 - 1
+        moves = [float(ring_physics.ring_ng(1.55, R, ridge.replace(**{k: pri[k].mean + s * pri[k].sigma}))) / g0 - 1
                  for s in (3.0, -3.0)]
         down, up = down - min(min(moves), 0.0), up + max(max(moves), 0.0)
     return down, up

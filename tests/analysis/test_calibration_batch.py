@@ -38,7 +38,9 @@ from prismpic.analysis import calibration
 from prismpic.analysis.calibration import batch, wafer
 from prismpic.analysis.calibration.batch import Device, DeviceResult, run_batch
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 from prismpic.pdk import process as process_mod
+from prismpic.pdk.ridge_stack import RidgeStack
 
 FIT = calibration.calibrate_ring_csv
 RING = rings.ring_params("add_drop", {})
@@ -92,8 +94,8 @@ def wafer_dir(tmp_path_factory):
     ng0 = float(ring_physics.ring_ng(1.55, R))
     k2_c = np.sin(np.asarray(ring_physics.coupling_angle(WL * 1e-3, RING["gap"], R))) ** 2
     kappa0 = float(np.interp(1550.0, WL, k2_c))
-    geo = {k: RING[k] for k in ("radius", "width", "film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
-    a_bend = np.asarray(ring_physics.ring_round_trip(WL * 1e-3, loss_db_per_cm=0.0, **geo)[0])
+    bend_only = RingDesign(radius=RING["radius"], loss_db_per_cm=0.0, ridge=RidgeStack.from_params(RING))
+    a_bend = np.asarray(ring_physics.ring_round_trip(WL * 1e-3, bend_only)[0])
     rng = np.random.default_rng(2026)
     dies = [(x, y) for x in range(-4, 5) for y in range(-4, 5) if x * x + y * y <= 4.5**2]
     special = dict(zip(("nan", "bom_broken", "few", "non_monotonic", "flat", "drop_gain", "bom_ok"),

@@ -296,3 +296,16 @@ def test_optimizer_says_none_exists(spec):
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_every_ring_setting_reaches_the_crosstalk_physics():
+    """The wall angle, cladding and index correction of the user's ring reach the crosstalk's round trip (they
+    were once dropped silently): dneff moves θ at 1.55 µm by (2π/λ)·2πR·dneff exactly (``index_correction``),
+    and another wall angle moves it at all."""
+    base = xt.ring_settings({})
+    theta0 = float(xt.round_trip_phase(1.55, 20.0, base))
+    dn = 0.005
+    shifted = float(xt.round_trip_phase(1.55, 20.0, {**base, "dneff": dn}))
+    assert shifted - theta0 == pytest.approx(2 * math.pi / 1.55 * 2 * math.pi * 20.0 * dn, rel=1e-9)
+    walled = float(xt.round_trip_phase(1.55, 20.0, {**base, "sidewall_angle_deg": 85.0}))
+    assert abs(walled - theta0) > 0.1  # rad: a steeper wall narrows the ridge's foot (≈ 1e-3 in n_eff)

@@ -65,13 +65,15 @@ def _resonances_um(radius: float, lam_r: float, fsr_um: float, orders: range) ->
     """Resonances λ_m of the default ring, θ(λ_m) = 2πm, by Newton's method written out here:
     dθ/dλ = −2π n_g L/λ² (θ = 2π n_eff L/λ), from the model's round-trip phase and the ring's n_g."""
     from prismpic.components import ring_physics
+    from prismpic.components.ring_design import RingDesign
 
     length = 2 * math.pi * radius
-    m_r = round(float(ring_physics.ring_round_trip(lam_r, radius)[1]) / (2 * math.pi))
+    ring = RingDesign(radius=radius)
+    m_r = round(float(ring_physics.ring_round_trip(lam_r, ring)[1]) / (2 * math.pi))
     m = np.array([m_r - k for k in orders], float)
     lam = lam_r + np.array(list(orders), float) * fsr_um
     for _ in range(6):
-        theta = np.asarray(ring_physics.ring_round_trip(lam, radius)[1])
+        theta = np.asarray(ring_physics.ring_round_trip(lam, ring)[1])
         ng = np.asarray(ring_physics.ring_ng(lam, radius))
         lam = lam + (theta - 2 * np.pi * m) / (2 * np.pi * ng * length) * lam**2
     return lam
@@ -138,13 +140,14 @@ def _radii_on_channels(channels_um, radius0: float = 20.0) -> np.ndarray:
     """Radii near ``radius0`` that put a resonance on each channel: Newton in R on θ(λ, R) = 2πm, with
     dθ/dR ≈ θ/R (θ = 2π n_eff L/λ, L = 2πR; n_eff's weak dependence on R left to the iteration)."""
     from prismpic.components import ring_physics
+    from prismpic.components.ring_design import RingDesign
 
     out = []
     for lam in np.asarray(channels_um, float):
         r = radius0
-        m = round(float(ring_physics.ring_round_trip(lam, r)[1]) / (2 * np.pi))
+        m = round(float(ring_physics.ring_round_trip(lam, RingDesign(radius=r))[1]) / (2 * np.pi))
         for _ in range(6):
-            theta = float(ring_physics.ring_round_trip(lam, r)[1])
+            theta = float(ring_physics.ring_round_trip(lam, RingDesign(radius=r))[1])
             r -= (theta - 2 * np.pi * m) / (theta / r)
         out.append(r)
     return np.array(out)

@@ -16,6 +16,7 @@ from prismpic.components.sbends import sbend, sbend_model
 from prismpic.components.waveguides import straight_model
 from prismpic.pdk import dispersion, drc
 from prismpic.pdk.layers import LAYER
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 
 
@@ -33,17 +34,18 @@ def test_sbend_is_the_path_integral_along_the_drawn_curve():
     # t = exp(i k0 ∫ n(s) ds) 10^(−∫(α + α_bend) ds/20), n = n_z cos²φ + n_y sin²φ at the local radius,
     # integrated here by adaptive quadrature over x with ds = √(1 + y'²) dx
     wl, length, offset, alpha = 1.55, 60.0, 4.0, 2.0
+    ridge = RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.3)
 
     def n_local(x):
         dy, r, phi = _curve(x, length, offset)
         r = min(r, 1e5)
-        nz = float(dispersion.neff(wl, 1.4, 0.6, 0.3, r, "te", "z"))
-        ny = float(dispersion.neff(wl, 1.4, 0.6, 0.3, r, "te", "y"))
+        nz = float(dispersion.neff(wl, ridge, r, "te", "z"))
+        ny = float(dispersion.neff(wl, ridge, r, "te", "y"))
         return (nz * math.cos(phi) ** 2 + ny * math.sin(phi) ** 2) * math.sqrt(1 + dy**2)
 
     def loss_local(x):
         dy, r, _ = _curve(x, length, offset)
-        bend = float(dispersion.bend_loss_db_per_cm(wl, min(r, 1e5), 1.4, 0.6, 0.3))
+        bend = float(dispersion.bend_loss_db_per_cm(wl, min(r, 1e5), ridge))
         return (alpha + bend) * math.sqrt(1 + dy**2) * 1e-4
 
     phase = 2 * math.pi / wl * quad(n_local, 0, length, limit=200, epsabs=1e-12)[0]

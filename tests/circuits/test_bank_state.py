@@ -177,3 +177,15 @@ def test_bad_prepare_input(kw, match):
     args = {"wl": WL, "radii": RADII, **kw}
     with pytest.raises(ValueError, match=match):
         bank_model.prepare_bank(**args)
+
+
+def test_a_misspelt_ring_keyword_is_refused_under_a_trace():
+    """Traced radii skip the value checks, never the names: a misspelt ring keyword is a ValueError naming it
+    (the bank once filtered its keywords through key lists and dropped it silently)."""
+    wl = jnp.linspace(1.549, 1.551, 3)
+    radii = jnp.asarray(bank_model.bank_radii(bank_model.channel_plan_um(2)))
+    volts = jnp.zeros((1, 2))
+    with pytest.raises(ValueError, match="gapp"):
+        jax.jit(lambda r: bank_model.bank_fields(wl, r, volts, gapp=0.3))(radii)
+    with pytest.raises(ValueError, match="gapp"):
+        jax.jit(lambda r: bank_model.ring_columns(wl, r, gapp=0.3))(radii)

@@ -18,6 +18,7 @@ from prismpic.components import sbends
 from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
 from prismpic.components.waveguides import neff_along
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS
 
@@ -70,8 +71,10 @@ def test_y_splitter_imbalance_and_singular_values():
     np.testing.assert_allclose(sv[:, 2], 0.0, atol=1e-12)
 
 
-_neff_along = jax.jit(lambda wl, radius, angle: neff_along(wl, 1.4, FILM_THICKNESS, ETCH_DEPTH, radius, angle))
-_neff_straight = jax.jit(lambda wl, w: dispersion.neff(wl, w, FILM_THICKNESS, ETCH_DEPTH))
+_neff_along = jax.jit(lambda wl, radius, angle: neff_along(
+    wl, RidgeStack(width=1.4, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH), radius, angle))
+_neff_straight = jax.jit(lambda wl, w: dispersion.neff(
+    wl, RidgeStack(width=w, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH)))
 
 
 def test_y_splitter_phase_is_path_integral():
@@ -122,7 +125,7 @@ def test_y_splitter_rejects_tight_bend():
 
 # ---------------------------------------------------------------------------- directional coupler
 # C(g): the mode-solver fit continued exponentially beyond its largest gap (the S-bend arms reach ~4.5 µm)
-_coupling = jax.jit(lambda wl, gap, width=1.4: coupling_per_um_extended(wl, gap, width))
+_coupling = jax.jit(lambda wl, gap, width=1.4: coupling_per_um_extended(wl, gap, RidgeStack(width=width)))
 
 
 def _arm_integral_quad(wl, gap, dy, bend_length, width=1.4):

@@ -15,6 +15,7 @@ import prismpic
 from prismpic.components import modulators as mod
 from prismpic.components import rf_line
 from prismpic.pdk import dispersion, electrostatics, materials
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, SIDEWALL_ANGLE_DEG
 
 C_UM_PER_NS = 2.99792458e5
@@ -29,7 +30,7 @@ def _vpil_um(wl, gap, push_pull, width=1.4, film=FILM_THICKNESS, etch=ETCH_DEPTH
     """λ g / (n_e³ r33 Γ f) (µm·V), halved in push-pull; Γ from the dispersion API, f from the fit.
 
     At the platform stack by default, the models' defaults (the fit is for that stack)."""
-    gamma = float(dispersion.eo_overlap(wl, width, film, etch))
+    gamma = float(dispersion.eo_overlap(wl, RidgeStack(width=width, film_thickness=film, etch_depth=etch)))
     f = float(electrostatics.field_factor_fit(gap))
     v = wl * gap / (float(materials.n_ln_e(wl)) ** 3 * materials.R33_PM_PER_V * 1e-6 * gamma * f)
     return v / (2 if push_pull else 1)

@@ -45,6 +45,7 @@ from scipy.optimize import brentq
 import prismpic  # noqa: F401  (float64)
 from prismpic.components.rings import ring_params, ring_specs
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDINGS
 
 DATA = json.loads(files("prismpic.pdk").joinpath("data/published_rings.json").read_text(encoding="utf-8"))
@@ -127,11 +128,11 @@ def kappa2_window(rec: dict, angle: float) -> tuple[float, float]:
     """(lo, hi): the range of κ²_real/κ²_model allowed at one wall angle (module docstring)."""
     d, m, u = rec["device"], rec["measured"], rec["uncertainty"]
     wl, gap, w, w_bus = d["wavelength_um"], d["gap_um"], d["top_width_um"], d["bus_width_um"]
-    geo = dict(sidewall_angle_deg=angle, cladding=d["cladding"])
-    film, etch = d["film_thickness_um"], d["etch_depth_um"]
+    ridge = RidgeStack(film_thickness=d["film_thickness_um"], etch_depth=d["etch_depth_um"], sidewall_angle_deg=angle,
+                       cladding=d["cladding"])  # its width: each guide's below
 
     def c(width, g):
-        return float(dispersion.coupling_per_um(wl, g, width, film, etch, **geo))
+        return float(dispersion.coupling_per_um(wl, g, ridge.replace(width=width)))
 
     def decay(width):  # γ = −d ln C / d gap, central difference over ±0.05 µm
         return math.log(c(width, gap - 0.05) / c(width, gap + 0.05)) / 0.1
@@ -146,7 +147,7 @@ def kappa2_window(rec: dict, angle: float) -> tuple[float, float]:
     upper = c(w_bus, gap) / c(w, gap) * gamma_a / gamma_ab
 
     def n(width):
-        return float(dispersion.neff(wl, width, film, etch, math.inf, "te", "z", **geo))
+        return float(dispersion.neff(wl, ridge.replace(width=width), math.inf, "te", "z"))
 
     dbeta = 2 * math.pi / wl * abs(n(w_bus) - n(w))
     lower = upper * math.exp(-(dbeta**2) * (d["radius_um"] + w / 2) / gamma_ab)

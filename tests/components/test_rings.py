@@ -18,6 +18,7 @@ from scipy.optimize import brentq
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.rings import (
     critical_gap,
     resonance_order,
@@ -30,6 +31,7 @@ from prismpic.components.rings import (
 )
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk.layers import LAYER
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM
 from prismpic.testing import check_finite, check_passive, check_reciprocal
@@ -41,10 +43,14 @@ FILM, ETCH = FILM_THICKNESS, ETCH_DEPTH
 # ---------------------------------------------------------------------------- independent formulas
 # The dispersion model's scalar functions, jitted once: scipy's adaptive quadrature calls C(g) some
 # hundreds of times per coupler, and eagerly each call dispatches the interpolant's ops one by one.
-_coupling_per_um = jax.jit(lambda wl, g, w: ring_physics.coupling_per_um_extended(wl, g, w, FILM, ETCH))
-_bend_loss_db_per_cm = jax.jit(lambda wl, r, w: dispersion.bend_loss_db_per_cm(wl, r, w, FILM, ETCH))
-_neff = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.neff(wl, w, FILM, ETCH, r, "te", ax)) for ax in "zy"}
-_ng = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.ng(wl, w, FILM, ETCH, r, "te", ax)) for ax in "zy"}
+def _ridge(width):
+    return RidgeStack(width=width, film_thickness=FILM, etch_depth=ETCH)
+
+
+_coupling_per_um = jax.jit(lambda wl, g, w: ring_physics.coupling_per_um_extended(wl, g, _ridge(w)))
+_bend_loss_db_per_cm = jax.jit(lambda wl, r, w: dispersion.bend_loss_db_per_cm(wl, r, _ridge(w)))
+_neff = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.neff(wl, _ridge(w), r, "te", ax)) for ax in "zy"}
+_ng = {ax: jax.jit(lambda wl, w, r, ax=ax: dispersion.ng(wl, _ridge(w), r, "te", ax)) for ax in "zy"}
 
 
 def coupling_angle_quad(wl, gap, radius=R, width=W):
@@ -147,7 +153,7 @@ def test_coupling_angle_quadrature_and_closed_form(monkeypatch):
     c0, gam = 0.5, 4.0
     monkeypatch.setattr(dispersion, "coupling_per_um", lambda wl, g, *a, **wall: c0 * jnp.exp(-gam * g) + 0 * wl)
     for radius, gap in ((20.0, 0.2), (60.0, 0.4), (10.0, 0.15)):
-        phi = float(ring_physics.coupling_angle(1.55, gap, radius, W))
+        phi = float(ring_physics.coupling_angle(1.55, gap, radius, RidgeStack(width=W)))
         ro = radius + W / 2
         exact = 2 * quad(lambda z, g=gap, r=ro: c0 * math.exp(-gam * (g + r - math.sqrt(r**2 - z**2))), 0, ro)[0]
         assert phi == pytest.approx(exact, rel=1e-4)
@@ -361,9 +367,9 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes(height):
     dn_dv = quad(lambda psi: math.sin(psi) ** 2 * dn_ps(psi), math.pi / 2 - half, math.pi / 2 + half,
                  epsrel=1e-8)[0] / (2 * math.pi)
     plates = {"electrode_height": height}
-    assert float(ring_physics.pockels_dneff_dv(lam, **plates)) == pytest.approx(dn_dv, rel=2e-3)
+    assert float(ring_physics.pockels_dneff_dv(lam, RingDesign(**plates))) == pytest.approx(dn_dv, rel=2e-3)
     expect = lam * dn_dv / ring_index(lam, group=True) * 1e6  # pm/V
-    assert float(ring_physics.ring_tuning_pm_per_v(lam, **plates)) == pytest.approx(expect, rel=2e-3)
+    assert float(ring_physics.ring_tuning_pm_per_v(lam, RingDesign(**plates))) == pytest.approx(expect, rel=2e-3)
     # the model's resonance moves by that much, red for V(e2) > V(e1) (E along −z, Δn_e > 0)
     for v in (50.0, -50.0):
         shift = (resonance_wavelength(lam, voltage_v=v, **plates) - lam) * 1e6  # the same order (lam may sit FSR/2
@@ -375,7 +381,7 @@ def test_pockels_tuning_sign_and_magnitude_from_the_drawn_electrodes(height):
 def test_thermo_optic_shift():
     lam = resonance_wavelength(1.55)
     dt = 10.0
-    gamma = float(dispersion.eo_overlap(lam, W, FILM, ETCH))
+    gamma = float(dispersion.eo_overlap(lam, _ridge(W)))
     n = ring_index(lam)
     f_ln = gamma * n / float(materials.n_ln_e(lam))
     dn = dt * (gamma * 0.5 * (materials.DNE_DT_PER_K + materials.DNO_DT_PER_K)

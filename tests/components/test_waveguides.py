@@ -18,15 +18,17 @@ from prismpic.components.waveguides import (
     taper_model,
 )
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import ETCH_DEPTH, LOSS_DB_PER_CM
 
 WL = jnp.linspace(1.50, 1.60, 11)
+RIDGE = RidgeStack(width=1.4, film_thickness=0.6, etch_depth=ETCH_DEPTH)  # the models' default ridge
 
 
 def test_straight_phase_and_loss_are_analytic():
     L = 1234.5
     t = straight_model(wl=WL, length=L)[("o1", "o2")]
-    n = dispersion.neff(WL, 1.4, 0.6, ETCH_DEPTH)
+    n = dispersion.neff(WL, RIDGE)
     expect = 10 ** (-LOSS_DB_PER_CM * L * 1e-4 / 20) * np.exp(2j * np.pi * n * L / WL)
     np.testing.assert_allclose(t, expect, rtol=1e-12)
 
@@ -36,10 +38,10 @@ def test_circular_bend_phase_is_angle_averaged_index():
     R, ang = 40.0, 60.0
     th = np.deg2rad(ang)
     c2 = 0.5 + np.sin(2 * th) / (4 * th)
-    nz = dispersion.neff(1.55, 1.4, 0.6, ETCH_DEPTH, R, "te", "z")
-    ny = dispersion.neff(1.55, 1.4, 0.6, ETCH_DEPTH, R, "te", "y")
+    nz = dispersion.neff(1.55, RIDGE, R, "te", "z")
+    ny = dispersion.neff(1.55, RIDGE, R, "te", "y")
     phase = 2 * np.pi / 1.55 * R * th * (nz * c2 + ny * (1 - c2))
-    loss_db = (LOSS_DB_PER_CM + dispersion.bend_loss_db_per_cm(1.55, R, 1.4, 0.6, ETCH_DEPTH)) * R * th * 1e-4
+    loss_db = (LOSS_DB_PER_CM + dispersion.bend_loss_db_per_cm(1.55, R, RIDGE)) * R * th * 1e-4
     t = complex(bend_circular_model(wl=1.55, radius=R, angle=ang)[("o1", "o2")])
     assert abs(t) == pytest.approx(float(10 ** (-loss_db / 20)), rel=1e-10)
     assert np.angle(t * np.exp(-1j * float(phase))) == pytest.approx(0.0, abs=1e-9)
@@ -111,7 +113,7 @@ def test_routed_circuit_simulates_with_pdk_models():
     wl = jnp.linspace(1.54, 1.56, 5)
     t = circuit(wl=wl)[("o1", "o2")]
     # independent: each straight 2π n L/λ, each 90° circular bend 2π/λ R (π/2) (n_z + n_y)/2
-    n_str = dispersion.neff(wl, 1.4, 0.6, ETCH_DEPTH)
+    n_str = dispersion.neff(wl, RIDGE)
     phase, loss_db = 0.0, 0.0
     for inst in netlist["instances"].values():
         s = inst.get("settings", {})
@@ -120,11 +122,11 @@ def test_routed_circuit_simulates_with_pdk_models():
             loss_db += LOSS_DB_PER_CM * s["length"] * 1e-4
         else:
             R = s.get("radius") or 20.0
-            nz = dispersion.neff(wl, 1.4, 0.6, ETCH_DEPTH, R, "te", "z")
-            ny = dispersion.neff(wl, 1.4, 0.6, ETCH_DEPTH, R, "te", "y")
+            nz = dispersion.neff(wl, RIDGE, R, "te", "z")
+            ny = dispersion.neff(wl, RIDGE, R, "te", "y")
             phase = phase + 2 * np.pi / wl * R * np.pi / 2 * (nz + ny) / 2
             loss_db = (
-                loss_db + (LOSS_DB_PER_CM + dispersion.bend_loss_db_per_cm(wl, R, 1.4, 0.6, ETCH_DEPTH)) * R * np.pi / 2 * 1e-4
+                loss_db + (LOSS_DB_PER_CM + dispersion.bend_loss_db_per_cm(wl, R, RIDGE)) * R * np.pi / 2 * 1e-4
             )
     expect = 10 ** (-loss_db / 20) * np.exp(1j * phase)
     np.testing.assert_allclose(np.asarray(t), np.asarray(expect), rtol=1e-9)

@@ -9,6 +9,7 @@ import sax
 
 import prismpic
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.wdm import (
     CHANNELS_UM,
     GRID_UM,
@@ -20,6 +21,7 @@ from prismpic.components.wdm import (
     wdm_mux,
 )
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import ETCH_DEPTH, FILM_THICKNESS
 
 N = len(CHANNELS_UM)
@@ -58,7 +60,8 @@ def line(k, radius, voltage_v=0.0):
     """
     k2 = np.sin(np.asarray(ring_physics.coupling_angle(LAM, ring_physics.GAP, radius))) ** 2
     a = 10 ** (-np.asarray(ring_physics.round_trip_loss_db(LAM, radius)) / 20)
-    n = np.asarray(ring_physics.ring_neff(LAM, radius)) + voltage_v * np.asarray(ring_physics.pockels_dneff_dv(LAM, radius))
+    dn_dv = np.asarray(ring_physics.pockels_dneff_dv(LAM, RingDesign(radius=radius)))
+    n = np.asarray(ring_physics.ring_neff(LAM, radius)) + voltage_v * dn_dv
     theta = 2 * np.pi / LAM * 2 * np.pi * radius * n
     ng = np.asarray(ring_physics.ring_ng(LAM, radius))
     return k2, a, theta - 2 * np.pi * round(theta[k] / (2 * np.pi)), ng, (1 - k2) * a
@@ -121,7 +124,8 @@ def test_each_drop_peaks_on_its_channel(plan, spectra):
         assert abs(off - lam) <= 1.05 * bound + slack
         # trimmed by the Pockels voltages: on the channel
         assert abs(peak(wl, trimmed[k, k]) - lam) < slack
-        assert abs(trims[k]) <= 1.05 * bound * 1e6 / float(ring_physics.ring_tuning_pm_per_v(lam, radii[k]))
+        pm_per_v = float(ring_physics.ring_tuning_pm_per_v(lam, RingDesign(radius=radii[k])))
+        assert abs(trims[k]) <= 1.05 * bound * 1e6 / pm_per_v
 
 
 def test_crosstalk_follows_the_lorentzian(plan, spectra):
@@ -211,6 +215,6 @@ def test_dispersion_is_the_one_the_rings_use(plan):
     t = 1.0 + 0j
     for k in reversed(range(N)):
         t *= complex(rings.ring_add_drop_model(wl=wl, radius=radii[k], voltage_v=trims[k])[("o1", "o2")])
-    n = float(dispersion.neff(wl, 1.4, FILM_THICKNESS, ETCH_DEPTH))
+    n = float(dispersion.neff(wl, RidgeStack(width=1.4, film_thickness=FILM_THICKNESS, etch_depth=ETCH_DEPTH)))
     t *= np.exp(2j * np.pi * n * 40.0 * (N - 1) / wl) * 10 ** (-0.2 * 40e-4 * (N - 1) / 20)
     assert complex(wdm_demux_model(wl=wl, voltages_v=trims)[("o1", "o2")]) == pytest.approx(t, abs=1e-12)

@@ -28,6 +28,7 @@ from prismpic.pdk import bend_radiation as br
 from prismpic.pdk import dispersion as dsp
 from prismpic.pdk import modesolver as ms
 from prismpic.pdk.ridge_geometry import Mesh
+from prismpic.pdk.ridge_stack import RidgeStack
 
 OUT = Path(__file__).with_name("data") / "bend_radiation_solves.json"
 DEFAULT = {"wl": 1.55, "radius": 20.0, "width": 1.4, "film": 0.6, "angle": 76.5, "cladding": "sio2"}
@@ -40,8 +41,9 @@ N_POINTS = 4
 
 def te_imag(p: dict, axis: str, mesh: Mesh, decouple_tm: bool) -> float | None:
     """Im n_eff of the TE-like bend mode at the point ``p`` (None: no guided TE mode)."""
-    straight = float(dsp.neff(p["wl"], p["width"], p["film"], p["etch"], np.inf, "te", axis, p["angle"],
-                              p["cladding"]))
+    ridge = RidgeStack(width=p["width"], film_thickness=p["film"], etch_depth=p["etch"], sidewall_angle_deg=p["angle"],
+                       cladding=p["cladding"])
+    straight = float(dsp.neff(p["wl"], ridge, np.inf, "te", axis))
     try:
         b = ms.bend_modes(p["wl"], p["width"], p["film"], p["etch"], p["radius"], axis, p["cladding"], p["angle"],
                           mesh, neff_guess=straight, decouple_tm=decouple_tm)

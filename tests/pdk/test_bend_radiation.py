@@ -13,6 +13,7 @@ import pytest
 
 from prismpic.pdk import bend_radiation as br
 from prismpic.pdk import dispersion as dsp
+from prismpic.pdk.ridge_stack import RidgeStack
 
 SOLVES = json.loads(refs.OUT.read_text())
 K_DB = 10 / math.log(10) * 2 * 1e4  # dB/cm per (k0 Im n_eff)
@@ -28,9 +29,14 @@ def ring_average(im_z: float, im_y: float) -> float:
     return float(np.mean(np.exp(np.log(im_z) * np.cos(th) ** 2 + np.log(im_y) * np.sin(th) ** 2)))
 
 
+def ridge(p: dict) -> RidgeStack:
+    """The ridge of a reference row (its short keys)."""
+    return RidgeStack(width=p["width"], film_thickness=p["film"], etch_depth=p["etch"], sidewall_angle_deg=p["angle"],
+                      cladding=p["cladding"])
+
+
 def model(p: dict, axis: str = "ring") -> float:
-    return float(br.loss_db_per_cm(p["wl"], p["radius"], p["width"], p["film"], p["etch"], p["angle"],
-                                   p["cladding"], axis))
+    return float(br.loss_db_per_cm(p["wl"], p["radius"], ridge(p), axis))
 
 
 @pytest.mark.parametrize("row", SOLVES["default_ring"], ids=lambda r: f"etch{r['etch']}")
@@ -40,8 +46,7 @@ def test_default_ring_holds_fresh_leaky_mode_solves(row):
     the decoupled mode the table holds: ``test_a_wider_domain_...``)."""
     fresh = db_per_cm(ring_average(row["fresh_z"], row["fresh_y"]), row["wl"])
     assert model(row) == pytest.approx(fresh, rel=0.2)
-    assert float(dsp.bend_loss_db_per_cm(row["wl"], row["radius"], row["width"], row["film"], row["etch"],
-                                         row["angle"], row["cladding"])) == pytest.approx(model(row), rel=1e-12)
+    assert float(dsp.bend_loss_db_per_cm(row["wl"], row["radius"], ridge(row))) == pytest.approx(model(row), rel=1e-12)
 
 
 @pytest.mark.parametrize("row", SOLVES["default_ring"], ids=lambda r: f"etch{r['etch']}")
@@ -85,8 +90,7 @@ def test_off_grid_points_hold_20_percent_of_a_fresh_solve(row):
     if any(r is None for r in refs):
         pytest.skip("no guided TE bend mode at this point")
     try:
-        dsp.check_mode_inputs(row["wl"], row["width"], row["film"], row["etch"], row["radius"], "te", "z",
-                              row["angle"], row["cladding"])
+        dsp.check_mode_inputs(row["wl"], ridge(row), row["radius"], "te", "z")
     except ValueError as e:
         pytest.skip(f"outside the bend model's domain: {e}")
     for axis, ref in zip(br.AXES, refs, strict=True):
@@ -96,15 +100,16 @@ def test_off_grid_points_hold_20_percent_of_a_fresh_solve(row):
 
 
 def test_beyond_the_table_the_loss_keeps_falling_and_a_straight_guide_has_none():
-    loss = np.asarray(br.loss_db_per_cm(1.55, jnp.array([30.0, 40.0, 60.0, 100.0, jnp.inf]), 1.4, 0.6, 0.32, 76.5,
-                                        "sio2"))
+    stack = RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.32, sidewall_angle_deg=76.5, cladding="sio2")
+    loss = np.asarray(br.loss_db_per_cm(1.55, jnp.array([30.0, 40.0, 60.0, 100.0, jnp.inf]), stack))
     assert np.all(np.diff(loss[:4]) < 0) and np.all(loss[:4] > 0)
     assert loss[4] == 0.0
 
 
 def test_gradient_and_jit():
     def f(r, e):
-        return br.loss_db_per_cm(1.55, r, 1.4, 0.6, e, 76.5, "sio2")
+        return br.loss_db_per_cm(1.55, r, RidgeStack(width=1.4, film_thickness=0.6, etch_depth=e,
+                                                     sidewall_angle_deg=76.5, cladding="sio2"))
 
     g = jax.jit(jax.grad(f, argnums=(0, 1)))(20.0, 0.35)
     for i, h in enumerate((1e-3, 1e-5)):
@@ -139,7 +144,8 @@ def test_slab_index_is_the_root_brentq_finds_and_differentiates(args):
 
 def test_bad_crystal_axis_is_named():
     with pytest.raises(ValueError, match="crystal_axis = 'x'"):
-        br.loss_db_per_cm(1.55, 20.0, 1.4, 0.6, 0.35, 76.5, "sio2", "x")
+        br.loss_db_per_cm(1.55, 20.0, RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.35,
+                                                 sidewall_angle_deg=76.5, cladding="sio2"), "x")
 
 
 def test_cached_solves_are_the_current_solvers():

@@ -12,6 +12,7 @@ import pytest
 import prismpic  # noqa: F401  (float64)
 from prismpic.pdk import dispersion as dsp
 from prismpic.pdk import modesolver as ms
+from prismpic.pdk.ridge_stack import FIELDS, RidgeStack
 
 FRESH = Path(__file__).with_name("data") / "fresh_solves.json"
 
@@ -19,6 +20,11 @@ FRESH = Path(__file__).with_name("data") / "fresh_solves.json"
 def test_tables_were_built_with_the_current_solver_mesh():
     # fresh solves below use Mesh(); stale tables (other mesh) would compare unlike with like
     assert dsp._model().meta["solver"]["mesh"] == asdict(ms.Mesh())
+
+
+def _ridge(p: dict) -> RidgeStack:
+    """The ridge of a kept solve (its short keys; the stack's wall angle and cladding)."""
+    return RidgeStack(width=p["width"], film_thickness=p["film"], etch_depth=p["etch"])
 
 
 def _fresh() -> dict:
@@ -43,7 +49,7 @@ def test_straight_model_reproduces_fresh_solves():
     assert {(p["polarization"], p["crystal_axis"]) for p in points} == {("te", "z"), ("te", "y"), ("tm", "z"),
                                                                         ("tm", "y")}
     for p in points:
-        args = (p["wl"], p["width"], p["film"], p["etch"])
+        args = (p["wl"], _ridge(p))
         kw = dict(polarization=p["polarization"], crystal_axis=p["crystal_axis"])
         assert abs(float(dsp.neff(*args, **kw)) - p["neff"]) < 1e-3, p
         assert abs(float(dsp.ng(*args, **kw)) - p["ng"]) < 5e-3, p
@@ -55,7 +61,7 @@ def test_bend_model_reproduces_fresh_solves():
     points = _fresh()["bend"]
     assert {p["crystal_axis"] for p in points} == {"z", "y"}
     for p in points:
-        args = (p["wl"], p["width"], p["film"], p["etch"])
+        args = (p["wl"], _ridge(p))
         kw = dict(radius=p["radius"], crystal_axis=p["crystal_axis"])
         assert abs(float(dsp.neff(*args, **kw)) - p["neff"]) < 1e-3, p
         assert abs(float(dsp.ng(*args, **kw)) - p["ng"]) < 5e-3, p
@@ -63,10 +69,10 @@ def test_bend_model_reproduces_fresh_solves():
 
 def test_overlap_area_and_coupling_reproduce_fresh_solves():
     p = _fresh()["overlap"]
-    wl, w, t, e = p["wl"], p["width"], p["film"], p["etch"]
-    assert float(dsp.eo_overlap(wl, w, t, e)) == pytest.approx(p["ln_overlap"], abs=0.01)
-    assert float(dsp.mode_area_um2(wl, w, t, e)) == pytest.approx(p["mode_area_um2"], rel=0.03)
-    assert float(dsp.coupling_per_um(wl, p["gap"], w, t, e)) == pytest.approx(p["coupling_per_um"], rel=0.05)
+    wl, ridge = p["wl"], _ridge(p)
+    assert float(dsp.eo_overlap(wl, ridge)) == pytest.approx(p["ln_overlap"], abs=0.01)
+    assert float(dsp.mode_area_um2(wl, ridge)) == pytest.approx(p["mode_area_um2"], rel=0.03)
+    assert float(dsp.coupling_per_um(wl, p["gap"], ridge)) == pytest.approx(p["coupling_per_um"], rel=0.05)
 
 
 def test_default_ridge_in_published_range():
@@ -86,8 +92,8 @@ def test_group_index_is_the_phase_model_derivative():
 def test_jit_and_broadcasting():
     wl = jnp.linspace(1.5, 1.6, 4)
     w = jnp.array([[1.2], [1.6]])
-    eager = dsp.neff(wl, w, 0.6, 0.35, 30.0)
-    jitted = jax.jit(lambda a, b: dsp.neff(a, b, 0.6, 0.35, 30.0))(wl, w)
+    eager = dsp.neff(wl, RidgeStack(width=w, film_thickness=0.6, etch_depth=0.35), 30.0)
+    jitted = jax.jit(lambda a, b: dsp.neff(a, RidgeStack(width=b, film_thickness=0.6, etch_depth=0.35), 30.0))(wl, w)
     assert eager.shape == (2, 4)
     np.testing.assert_allclose(jitted, eager, rtol=0, atol=1e-14)
     np.testing.assert_allclose(jax.jit(dsp.ng)(wl), dsp.ng(wl), rtol=0, atol=1e-14)
@@ -101,7 +107,8 @@ def test_grad_matches_finite_differences(argnum):
     def f(v):
         args = list(x0)
         args[argnum] = v
-        return dsp.neff(*args)
+        wl, w, t, e, r = args
+        return dsp.neff(wl, RidgeStack(width=w, film_thickness=t, etch_depth=e), r)
 
     g = jax.jit(jax.grad(f))(x0[argnum])
     fd = (f(x0[argnum] + h) - f(x0[argnum] - h)) / (2 * h)
@@ -140,11 +147,13 @@ def test_bend_loss_falls_with_radius():
     ],
 )
 def test_out_of_domain_raises(kwargs, name):
+    # the ridge's keywords (``RidgeStack`` fields) go in as the ridge
+    call = {**{k: v for k, v in kwargs.items() if k not in FIELDS}, "ridge": RidgeStack.from_params(kwargs)}
     with pytest.raises(ValueError, match=name):
-        dsp.neff(**kwargs)
+        dsp.neff(**call)
     if "polarization" not in kwargs and "crystal_axis" not in kwargs:
         with pytest.raises(ValueError, match=name):
-            dsp.ng(**kwargs)
+            dsp.ng(**call)
 
 
 def test_other_functions_validate():

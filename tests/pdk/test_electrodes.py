@@ -7,6 +7,7 @@ import pytest
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.pdk import electrodes, electrostatics
+from prismpic.pdk.ridge_stack import RidgeStack
 
 # Off the fit's sample points: (layout kwargs of field_factor, FEM kwargs).
 POINTS = [
@@ -29,7 +30,9 @@ def _fem(gap, fem_kwargs):
 @pytest.mark.parametrize("layout, fem_kwargs", POINTS, ids=["slab-sio2", "slab-air-offset", "cladding-400nm"])
 def test_fit_matches_a_fresh_fem_solve(layout, fem_kwargs):
     """The fit within 3 % of a fresh FEM solve (its held-out error, stored with it, is of that order)."""
-    fit = float(electrodes.field_factor(**layout))
+    fit = float(electrodes.field_factor(layout["electrode_gap"], RidgeStack.from_params(layout),
+                                        ridge_offset=layout.get("ridge_offset", 0.0),
+                                        electrode_height=layout.get("electrode_height")))
     fem = _fem(layout["electrode_gap"], fem_kwargs)
     assert fit == pytest.approx(fem, rel=0.03)
 
@@ -58,8 +61,8 @@ def test_slab_ridge_offset_raises_the_field_near_an_electrode():
 
 def test_electrodes_above_the_cladding_see_less_field_than_on_the_slab():
     """The potential drops partly in the oxide between metal and film: f above the cladding < f on the slab."""
-    geo = {"electrode_gap": 5.0, "width": 1.0, "film_thickness": 0.4, "etch_depth": 0.2}
-    assert float(electrodes.field_factor(**geo, electrode_height=1.0)) < float(electrodes.field_factor(**geo))
+    ridge = RidgeStack(width=1.0, film_thickness=0.4, etch_depth=0.2)
+    assert float(electrodes.field_factor(5.0, ridge, electrode_height=1.0)) < float(electrodes.field_factor(5.0, ridge))
 
 
 @pytest.mark.parametrize(

@@ -77,8 +77,8 @@ def test_dispersion_defaults_are_the_stack():
     from prismpic.pdk import dispersion, stack
 
     for fn in (dispersion.neff, dispersion.ng, dispersion.eo_overlap, dispersion.coupling_per_um):
-        p = inspect.signature(fn).parameters
-        assert p["etch_depth"].default == stack.ETCH_DEPTH and p["film_thickness"].default == stack.FILM_THICKNESS
+        p = inspect.signature(fn).parameters["ridge"].default  # a RidgeStack
+        assert p.etch_depth == stack.ETCH_DEPTH and p.film_thickness == stack.FILM_THICKNESS
 
 
 def test_deep_drc_equals_flat_drc_on_a_hierarchy():

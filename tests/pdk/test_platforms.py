@@ -60,10 +60,11 @@ def test_tfln400_straight_agrees_with_the_foundry_pdk_model():
     """The foundry's own gdsfactory PDK models its 1.0 µm routing ridge (xs_rwg1000) with n_eff = 1.8 and
     n_g = 2.22 at 1.55 µm (lnoi400/models.py); prismpic's tables on the preset give the same to ~1 %."""
     from prismpic.pdk import dispersion
+    from prismpic.pdk.ridge_stack import RidgeStack
 
-    stack = preset_settings("tfln400", dispersion.neff)
+    stack = preset_settings("tfln400", RidgeStack)
     assert stack == {k: TFLN400_BY_HAND[k] for k in ("film_thickness", "etch_depth", "sidewall_angle_deg", "cladding")}
-    args = dict(width=1.0, polarization="te", crystal_axis="z", **stack)
+    args = dict(ridge=RidgeStack(width=1.0, **stack), polarization="te", crystal_axis="z")
     assert float(dispersion.neff(1.55, **args)) == pytest.approx(1.8, abs=0.02)
     assert float(dispersion.ng(1.55, **args)) == pytest.approx(2.22, abs=0.03)
 

@@ -29,6 +29,7 @@ import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics
 from prismpic.pdk import dispersion, supermodes
 from prismpic.pdk import modesolver as ms
+from prismpic.pdk.ridge_stack import RidgeStack
 
 ANGLE = dispersion.domain()["te"]["angle"]
 pytestmark = pytest.mark.skipif(ANGLE[0] > 60.0, reason="the installed dispersion tables cover vertical walls only")
@@ -101,16 +102,18 @@ def test_compact_model_matches_converged_solve_off_grid(point):
     wl, w, t, e, a, clad, pol, axis = point
     ref = _entry("straight", point)
     ref_n, ref_g = _fem_te0(ref["fem_neff"], wl) if pol == "te" else _richardson(ref["fd"])
-    geo = dict(polarization=pol, crystal_axis=axis, sidewall_angle_deg=a, cladding=clad)
-    n = float(dispersion.neff(wl, w, t, e, **geo))
-    g = float(dispersion.ng(wl, w, t, e, **geo))
+    ridge = RidgeStack(width=w, film_thickness=t, etch_depth=e, sidewall_angle_deg=a, cladding=clad)
+    geo = dict(polarization=pol, crystal_axis=axis)
+    n = float(dispersion.neff(wl, ridge, **geo))
+    g = float(dispersion.ng(wl, ridge, **geo))
     assert abs(n - ref_n) <= 3e-4, (n, ref_n)
     assert abs(g - ref_g) <= 2e-3, (g, ref_g)
 
 
 def test_coupling_grows_as_the_walls_slope_at_a_fixed_top_gap():
     # the feet of sloped ridges come closer by 2·etch/tan(angle) at the same top gap: C must grow
-    cs = [float(dispersion.coupling_per_um(1.55, 0.25, 1.4, 0.6, 0.35, sidewall_angle_deg=a))
+    cs = [float(dispersion.coupling_per_um(1.55, 0.25, RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.35,
+                                                                  sidewall_angle_deg=a)))
           for a in (90.0, 80.0, 70.0, 60.0)]
     assert all(b > a for a, b in zip(cs, cs[1:], strict=False)), cs
     assert cs[-1] > 1.2 * cs[0], cs  # a 0.35 µm etch at 60° moves each foot 0.2 µm: a large effect
@@ -121,7 +124,8 @@ def test_coupling_against_a_fresh_supermode_solve_at_a_sloped_wall():
     wl, gap, w, t, e, a = 1.55, 0.3, 1.4, 0.6, 0.35, 72.0
     even, odd = supermodes.coupled_modes(wl, gap, w, t, e, sidewall_angle_deg=a)
     ref = math.pi * (even.neff.real - odd.neff.real) / wl
-    model = float(dispersion.coupling_per_um(wl, gap, w, t, e, sidewall_angle_deg=a))
+    model = float(dispersion.coupling_per_um(wl, gap, RidgeStack(width=w, film_thickness=t, etch_depth=e,
+                                                                 sidewall_angle_deg=a)))
     assert model == pytest.approx(ref, rel=0.05)  # ln C interpolated over the angle nodes (4 % at worst)
 
 
@@ -161,9 +165,10 @@ BEND_POINTS = refs.BEND_POINTS  # (wl, width, film, etch, angle, cladding, radiu
 def test_bend_model_matches_a_converged_full_bend_solve(point):
     wl, w, t, e, a, clad, r = point
     ref_n, ref_g = _richardson(_entry("bend", point)["fd"])
-    geo = dict(radius=r, crystal_axis="z", sidewall_angle_deg=a, cladding=clad)
-    n = float(dispersion.neff(wl, w, t, e, **geo))
-    g = float(dispersion.ng(wl, w, t, e, **geo))
+    ridge = RidgeStack(width=w, film_thickness=t, etch_depth=e, sidewall_angle_deg=a, cladding=clad)
+    geo = dict(radius=r, crystal_axis="z")
+    n = float(dispersion.neff(wl, ridge, **geo))
+    g = float(dispersion.ng(wl, ridge, **geo))
     assert abs(n - ref_n) <= BEND_TOL[0], (n, ref_n)
     assert abs(g - ref_g) <= BEND_TOL[1], (g, ref_g)
 

@@ -13,6 +13,7 @@ import pytest
 import prismpic  # noqa: F401  (float64)
 from prismpic.pdk import dispersion, table_jobs
 from prismpic.pdk import tables as tb
+from prismpic.pdk.ridge_stack import RidgeStack
 
 
 def _modes_of(a_te1, b_tm0, g):
@@ -54,17 +55,18 @@ def test_pair_model_gives_the_tm_tables_own_mode_at_their_shared_nodes():
                 if not frac[idx] < 0.4:
                     continue
                 wl, w, t, f, a = (float(v[i]) for v, i in zip(tm.values(), idx, strict=True))
-                n = float(dispersion.neff(wl, w, t, f * t, polarization="tm", crystal_axis=axis,
-                                          sidewall_angle_deg=a, cladding=clad))
+                ridge = RidgeStack(width=w, film_thickness=t, etch_depth=f * t, sidewall_angle_deg=a, cladding=clad)
+                n = float(dispersion.neff(wl, ridge, polarization="tm", crystal_axis=axis))
                 worst = max(worst, abs(n - ref[idx]))
     assert worst < 1e-4, worst
 
 
 def test_tm_group_index_is_differentiable_in_the_width():
-    geo = dict(polarization="tm", crystal_axis="y", sidewall_angle_deg=78.0, cladding="air")
+    geo = dict(polarization="tm", crystal_axis="y")
 
     def ng_of(w):
-        return dispersion.ng(1.50, w, 0.56, 0.36, **geo)
+        ridge = RidgeStack(width=w, film_thickness=0.56, etch_depth=0.36, sidewall_angle_deg=78.0, cladding="air")
+        return dispersion.ng(1.50, ridge, **geo)
 
     w, h = 1.2, 1e-4
     grad = float(jax.jit(jax.grad(ng_of))(w))

@@ -14,6 +14,7 @@ from scipy.constants import c as C_M_PER_S
 from prismpic.analysis.transient import ring_modes, ring_runs
 from prismpic.analysis.transient import statespace as ss
 from prismpic.components import ring_physics, rings
+from prismpic.pdk.ridge_stack import RidgeStack
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +73,10 @@ def test_impulse_response_equals_the_inverse_fft_of_the_s_parameters(ring_case):
     wls = 2 * np.pi * C_M_PER_S * 1e-6 / (omega0 + delta)
     s = _sparams("add_drop", wls, p)
     length = ring_physics.default_bus_length(p["radius"], p["width"])
+    ridge = RidgeStack(width=p["width"], film_thickness=p["film_thickness"], etch_depth=p["etch_depth"])
 
     def bus_phase(w):
-        return jnp.angle(ring_physics.bus_transmission(w, length, p["width"], p["film_thickness"], p["etch_depth"],
-                                                       p["loss_db_per_cm"]))
+        return jnp.angle(ring_physics.bus_transmission(w, length, ridge, p["loss_db_per_cm"]))
 
     dphase_dwl = float(jax.grad(bus_phase)(jnp.asarray(lam)))
     bus_delay = dphase_dwl * -(lam**2) / (2 * np.pi * C_M_PER_S * 1e-6)  # ps

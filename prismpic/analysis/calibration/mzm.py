@@ -26,6 +26,7 @@ from prismpic.components.model_signature import model_settings
 from prismpic.fileio import jsonable, save_figure_atomic, write_json_atomic
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.electrodes import field_factor
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 
 _MZM_FIT = ("field_factor", "bias_phase_rad", "imbalance_db", "excess_loss_db")
@@ -138,8 +139,8 @@ def _design_field_factor(p: dict) -> float:
     the same the model uses)."""
     if p["field_factor"] is not None:
         return p["field_factor"]
-    return float(field_factor(p["electrode_gap"], ridge_width(p["cross_section"], p["width"]), p["film_thickness"],
-                              p["etch_depth"], p["sidewall_angle_deg"], p["cladding"], 0.0, p["electrode_height"]))
+    ridge = RidgeStack.from_params({**p, "width": ridge_width(p["cross_section"], p["width"])})
+    return float(field_factor(p["electrode_gap"], ridge, ridge_offset=0.0, electrode_height=p["electrode_height"]))
 
 
 def _check_curve(v: np.ndarray, t: np.ndarray) -> None:

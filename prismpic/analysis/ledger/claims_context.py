@@ -66,6 +66,7 @@ def ring_design_at(ctx: dict, point: dict) -> tuple[dict, dict]:
     """
     from prismpic.components import rings
     from prismpic.pdk import dispersion
+    from prismpic.pdk.ridge_stack import RidgeStack
 
     design = ring_params(ctx)
     base = rings.ring_params("add_drop", design)
@@ -85,9 +86,10 @@ def ring_design_at(ctx: dict, point: dict) -> tuple[dict, dict]:
     scale = point.get("bend_loss_scale", 1.0)
     if scale != 1.0:
         geo = {**base, **values}
-        bend = float(dispersion.bend_loss_db_per_cm(
-            1.55, base["radius"], design["width"] + values["width_bias"], geo["film_thickness"], geo["etch_depth"],
-            sidewall_angle_deg=geo["sidewall_angle_deg"], cladding=base["cladding"]))
+        ridge = RidgeStack(width=design["width"] + values["width_bias"], film_thickness=geo["film_thickness"],
+                           etch_depth=geo["etch_depth"], sidewall_angle_deg=geo["sidewall_angle_deg"],
+                           cladding=base["cladding"])
+        bend = float(dispersion.bend_loss_db_per_cm(1.55, base["radius"], ridge))
         prop = design.get("loss_db_per_cm", base["loss_db_per_cm"])
         design["loss_db_per_cm"] = min(max(0.0, prop + (scale - 1.0) * bend), MAX_LOSS_DB_PER_CM)
     return design, values

@@ -60,6 +60,7 @@ from prismpic import program_cache
 from prismpic.checks import check_choice, check_range
 from prismpic.components import lineshapes, ring_physics, rings
 from prismpic.components.model_signature import model_settings
+from prismpic.components.ring_design import RingDesign
 from prismpic.fileio import jsonable
 from prismpic.pdk.rules import RULES
 
@@ -72,8 +73,10 @@ THERMAL_DECAY_LENGTH_UM = 20.0
 RING_SPACING = 10.0  # µm of bus between ring cells, as ``bank_model.RING_SPACING``
 
 _RING_DEFAULTS = {k: v for k, v in model_settings(rings.ring_add_drop_model).items() if k not in ("wl", "radius")}
+# the ring settings the bank's rings share (all but each ring's radius and the operating point)
 _BANK_KEYS = ("gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage", "electrode_width",
-              "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db")
+              "electrode_height", "film_thickness", "etch_depth", "loss_db_per_cm", "coupler_loss_db",
+              "sidewall_angle_deg", "cladding", "dneff", "dng")
 
 
 # ---------------------------------------------------------------------------- analytic
@@ -129,37 +132,41 @@ def _check_radii(radii, d: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- ring kernels
+def bank_design(p: dict) -> RingDesign:
+    """The ``RingDesign`` of the bank's rings from the ring parameters ``p`` (``ring_settings``; the radius is each
+    ring's own): the ``_BANK_KEYS``, every setting the bank model takes."""
+    return RingDesign.from_params({k: p[k] for k in _BANK_KEYS})
+
+
 def round_trip_phase(wl, r, p):
     """Round-trip phase θ (rad) of an add-drop ring of radius ``r`` (µm) at ``wl`` (µm), parameters ``p``."""
-    return ring_physics.ring_round_trip(wl, r, p["width"], p["gap"], p["gap_drop"], p["electrode_gap"],
-                                        p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                        p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"],
-                                        electrode_height=p["electrode_height"])[1]
+    return ring_phase(wl, bank_design(p).replace(radius=r), p)
 
 
-def _ring_terms(wl, r, p):
-    """x = t1 t2 a, θ, drop power |S_o1→o4|², n_g and θ per volt of one ring (radius r) at wl."""
-    eta = ring_physics.db_to_amplitude(p["coupler_loss_db"])
-    geo = (p["width"], p["film_thickness"], p["etch_depth"])
-    p1 = ring_physics.coupling_angle(wl, p["gap"], r, *geo)
-    p2 = p1 if p["gap_drop"] is None else ring_physics.coupling_angle(wl, p["gap_drop"], r, *geo)
-    t1, k1, t2, k2 = eta * jnp.cos(p1), eta * jnp.sin(p1), eta * jnp.cos(p2), eta * jnp.sin(p2)
-    rt = (p["width"], p["gap"], p["gap_drop"], p["electrode_gap"], p["electrode_coverage"], p["film_thickness"],
-          p["etch_depth"], p["loss_db_per_cm"])
-    plates = {"electrode_height": p["electrode_height"]}
-    a, theta = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"], p["delta_t_k"], **plates)
-    _, theta_1v = ring_physics.ring_round_trip(wl, r, *rt, p["voltage_v"] + 1.0, p["delta_t_k"], **plates)
+def ring_phase(wl, ring: RingDesign, p):
+    """Round-trip phase θ (rad) of ``ring`` at ``wl`` (µm) at the voltage and temperature of ``p``."""
+    return ring_physics.ring_round_trip(wl, ring, p["voltage_v"], p["delta_t_k"])[1]
+
+
+def _ring_terms(wl, ring: RingDesign, p):
+    """x = t1 t2 a, θ, drop power |S_o1→o4|², n_g and θ per volt of ``ring`` at wl (operating point and bus from
+    ``p``)."""
+    r = ring.radius
+    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, ring)
+    a, theta = ring_physics.ring_round_trip(wl, ring, p["voltage_v"], p["delta_t_k"])
+    _, theta_1v = ring_physics.ring_round_trip(wl, ring, p["voltage_v"] + 1.0, p["delta_t_k"])
     _, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
-    length = ring_physics.default_bus_length(r, p["width"]) if p["bus_length"] is None else p["bus_length"]
-    bus = ring_physics.db_to_amplitude(p["loss_db_per_cm"] * length * 1e-4) ** 2  # |S|² of the bus
+    length = ring_physics.default_bus_length(r, ring.ridge.width) if p["bus_length"] is None else p["bus_length"]
+    bus = ring_physics.db_to_amplitude(ring.loss_db_per_cm * length * 1e-4) ** 2  # |S|² of the bus
     return {"x": t1 * t2 * a, "theta": theta, "drop": bus * jnp.abs(drop) ** 2,
-            "ng": ring_physics.ring_ng(wl, r, *geo), "theta_v": theta_1v - theta}
+            "ng": ring_physics.ring_ng(wl, r, ring.ridge), "theta_v": theta_1v - theta}
 
 
 @functools.lru_cache(maxsize=16)
 def _terms_fn(items: tuple):
     p = dict(items)
-    return program_cache.reuse(jax.vmap(lambda wl, r: _ring_terms(wl, r, p), in_axes=(None, 0)))
+    ring = bank_design(p)
+    return program_cache.reuse(jax.vmap(lambda wl, r: _ring_terms(wl, ring.replace(radius=r), p), in_axes=(None, 0)))
 
 
 def _bucket(n: int) -> int:
@@ -193,8 +200,9 @@ def fsr_fwhm_nm(wl, radius, terms):
 def _phase_fn(items: tuple):
     """θ and n_g of ring n (radius r[n]) at its own row of wavelengths wl[n, :]."""
     p = dict(items)
-    geo = (p["width"], p["film_thickness"], p["etch_depth"])
-    return program_cache.reuse(jax.vmap(lambda wl, r: (round_trip_phase(wl, r, p), ring_physics.ring_ng(wl, r, *geo))))
+    ring = bank_design(p)
+    return program_cache.reuse(jax.vmap(lambda wl, r: (ring_phase(wl, ring.replace(radius=r), p),
+                                                       ring_physics.ring_ng(wl, r, ring.ridge))))
 
 
 def _resonances_um(lam0, r, m, p, steps: int = 2) -> np.ndarray:

@@ -31,6 +31,7 @@ from scipy.constants import c as C_M_PER_S
 
 from prismpic.analysis.transient.statespace import LTI
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 
 C_UM_PER_PS = C_M_PER_S * 1e-6  # µm/ps
 KINDS = ("add_drop", "all_pass")
@@ -51,24 +52,19 @@ def carrier_coefficients(wl, p: dict, kind: str = "add_drop", voltage_v=None, de
     voltage_v = p["voltage_v"] if voltage_v is None else voltage_v
     delta_t_k = p["delta_t_k"] if delta_t_k is None else delta_t_k
     radius = p["radius"] if radius is None else radius
-    wall = dict(sidewall_angle_deg=p["sidewall_angle_deg"], cladding=p["cladding"])
-    gap_drop = None if kind == "all_pass" else p["gap_drop"]
-    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p["gap"], gap_drop, radius, p["width"], p["film_thickness"],
-                                                 p["etch_depth"], p["coupler_loss_db"], **wall)
+    ring = RingDesign.from_params({**p, "radius": radius, "gap_drop": None if kind == "all_pass" else p["gap_drop"]})
+    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, ring)
     if kind == "all_pass":
         t2, k2 = jnp.ones_like(t1), jnp.zeros_like(k1)
 
     def round_trip(w):
-        return ring_physics.ring_round_trip(w, radius, p["width"], p["gap"], gap_drop, p["electrode_gap"],
-                                            p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                            p["loss_db_per_cm"], voltage_v, delta_t_k, **wall, dneff=p["dneff"],
-                                            dng=p["dng"], electrode_height=p["electrode_height"])
+        return ring_physics.ring_round_trip(w, ring, voltage_v, delta_t_k)
 
     (a, theta), (_, dtheta_dwl) = jax.jvp(round_trip, (wl,), (jnp.ones_like(wl),))
     dwl_domega = -(wl**2) / (2 * math.pi * C_UM_PER_PS)  # µm per (rad/ps)
-    length = (ring_physics.default_bus_length(radius, p["width"]) if p["bus_length"] is None else p["bus_length"])
-    bus = ring_physics.bus_transmission(wl, length, p["width"], p["film_thickness"], p["etch_depth"],
-                                        p["loss_db_per_cm"], **wall)
+    length = (ring_physics.default_bus_length(radius, ring.ridge.width) if p["bus_length"] is None
+              else p["bus_length"])
+    bus = ring_physics.bus_transmission(wl, length, ring.ridge, ring.loss_db_per_cm)
     return dict(t1=t1, k1=k1, t2=t2, k2=k2, a=a, theta=theta, tau_rt_ps=dtheta_dwl * dwl_domega, bus=bus)
 
 

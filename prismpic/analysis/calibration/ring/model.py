@@ -22,7 +22,9 @@ import numpy as np
 
 from prismpic.checks import check_choice
 from prismpic.components import ring_physics, rings
+from prismpic.components.ring_design import RingDesign
 from prismpic.components.units import db_to_amplitude
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDINGS
 
 RING_ARGS = ("radius", "gap", "gap_drop", "width", "bus_length", "electrode_gap", "electrode_coverage",
@@ -87,6 +89,21 @@ def _params(vec, held, symmetric: bool) -> dict:
     return p
 
 
+def ridge_of(p: dict, cladding: str) -> RidgeStack:
+    """The ridge of the fit's ring ``p`` (width, film, etch and wall angle from ``p``, the static ``cladding``)."""
+    return RidgeStack(width=p["width"], film_thickness=p["film_thickness"], etch_depth=p["etch_depth"],
+                      sidewall_angle_deg=p["sidewall_angle_deg"], cladding=cladding)
+
+
+def design_of(p: dict, kind: str, cladding: str) -> RingDesign:
+    """The ``RingDesign`` of the fit's ring ``p`` (an all-pass ring's drop gap None), without the index correction:
+    the fits add it to θ themselves (``ring_fields``)."""
+    return RingDesign(radius=p["radius"], gap=p["gap"], gap_drop=p["gap_drop"] if kind != "all_pass" else None,
+                      electrode_gap=p["electrode_gap"], electrode_coverage=p["electrode_coverage"],
+                      electrode_height=p["electrode_height"], loss_db_per_cm=p["loss_db_per_cm"],
+                      coupler_loss_db=p["coupler_loss_db"], ridge=ridge_of(p, cladding))
+
+
 def ring_of(v, held: dict, symmetric: bool | None, cladding: str) -> dict:
     """The ring's model parameters (``FIT_PARAMS`` and ``held``) from a vector of ``VARIABLES`` (jnp).
 
@@ -102,10 +119,9 @@ def ring_of(v, held: dict, symmetric: bool | None, cladding: str) -> dict:
         p["gap_drop"] = jnp.where(held["symmetric"] > 0, p["gap"], p["gap_drop"])
     elif symmetric:
         p["gap_drop"] = p["gap"]
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
-    geo = (REFERENCE_UM, p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    p["dneff"] = p.pop("neff_ref") - ring_physics.ring_neff(*geo, **wall)
-    p["dng"] = p.pop("ng_ref") - ring_physics.ring_ng(*geo, **wall)
+    ridge = ridge_of(p, cladding)
+    p["dneff"] = p.pop("neff_ref") - ring_physics.ring_neff(REFERENCE_UM, p["radius"], ridge)
+    p["dng"] = p.pop("ng_ref") - ring_physics.ring_ng(REFERENCE_UM, p["radius"], ridge)
     return p
 
 
@@ -121,29 +137,23 @@ def ring_fields(wl, p: dict, kind: str, cladding: str, tuned: bool = True, bus: 
     ``kind``: "add_drop", "all_pass" or ``GENERIC`` (the flag ``p["all_pass"]`` decides). ``tuned`` False (the
     ring's voltage_v and delta_t_k are 0): θ = 2π·L·n_eff/λ without the Pockels and
     thermo-optic terms (the same value at a fraction of the cost); ``bus`` False: |bus|² is 1."""
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
-    gd = p["gap_drop"] if kind != "all_pass" else None
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, p["gap"], gd, *geo, p["coupler_loss_db"], **wall)
+    ring = design_of(p, kind, cladding)
+    t1, k1, t2, k2 = ring_physics.coupler_fields(wl, ring)
     if kind == "all_pass":
         t2, k2 = jnp.ones_like(t1), jnp.zeros_like(k1)
     elif kind == GENERIC:
         ap = p["all_pass"] > 0
         t2, k2 = jnp.where(ap, 1.0, t2), jnp.where(ap, 0.0, k2)
     if tuned:
-        a, theta = ring_physics.ring_round_trip(wl, p["radius"], p["width"], p["gap"], gd, p["electrode_gap"],
-                                                p["electrode_coverage"], p["film_thickness"], p["etch_depth"],
-                                                p["loss_db_per_cm"], p["voltage_v"], p["delta_t_k"], **wall,
-                                                electrode_height=p["electrode_height"])
+        a, theta = ring_physics.ring_round_trip(wl, ring, p["voltage_v"], p["delta_t_k"])
     else:
-        theta = 2 * jnp.pi / wl * 2 * jnp.pi * p["radius"] * ring_physics.ring_neff(wl, *geo, **wall)
-        a = db_to_amplitude(ring_physics.round_trip_loss_db(wl, *geo, p["loss_db_per_cm"], **wall))
+        theta = 2 * jnp.pi / wl * 2 * jnp.pi * p["radius"] * ring_physics.ring_neff(wl, ring.radius, ring.ridge)
+        a = db_to_amplitude(ring_physics.round_trip_loss_db(wl, ring.radius, ring.ridge, ring.loss_db_per_cm))
     theta = theta + 2 * jnp.pi * (2 * jnp.pi * p["radius"]) * index_correction(wl, p) / wl
     bus2 = jnp.ones_like(theta)
     if bus:
         bl = ring_physics.default_bus_length(p["radius"], p["width"]) if p["bus_length"] is None else p["bus_length"]
-        bus2 = jnp.abs(ring_physics.bus_transmission(wl, bl, p["width"], p["film_thickness"], p["etch_depth"],
-                                                     p["loss_db_per_cm"], **wall)) ** 2
+        bus2 = jnp.abs(ring_physics.bus_transmission(wl, bl, ring.ridge, ring.loss_db_per_cm)) ** 2
     return t1, k1, t2, k2, a, theta, bus2
 
 
@@ -152,15 +162,13 @@ def is_tuned(p: dict) -> bool:
     return bool(float(p.get("voltage_v") or 0.0) or float(p.get("delta_t_k") or 0.0))
 
 
-def _specs(lam, fields, ng, neff, p: dict, kind: str, cladding: str) -> dict:
+def _specs(lam, fields, ng, neff, p: dict, kind: str, ridge: RidgeStack) -> dict:
     """The specs of ``rings.ring_specs`` from the ring's ingredients (``fields`` at λ ≈ the resonance ``lam``)."""
     t1, k1, t2, k2, a, _, bus = fields
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
     length = math.tau * p["radius"]
     eta = db_to_amplitude(p["coupler_loss_db"])
     eta_rt = jnp.where(p["all_pass"] > 0, eta, eta**2) if kind == GENERIC else eta ** (2 if kind == "add_drop" else 1)
-    loss_db = ring_physics.round_trip_loss_db(lam, *geo, p["loss_db_per_cm"], **wall)
+    loss_db = ring_physics.round_trip_loss_db(lam, p["radius"], ridge, p["loss_db_per_cm"])
     x = t1 * t2 * a
     fsr = lam**2 / (ng * length)
     # Airy half maximum θ_½ = 2 asin((1 − x)/(2√x)) (as ``ring_specs``)
@@ -195,11 +203,10 @@ def quantities_of(p: dict, kind: str, cladding: str, wl0, tuned: bool = True):
     lam = jax.lax.fori_loop(0, 6, lambda _, x: x - (theta(x) - math.tau * m) / dtheta(x), sg(jnp.asarray(wl0, float)))
     lam = sg(lam)
     lam = lam - (theta(lam) - math.tau * m) / sg(dtheta(lam))
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
-    ng = ring_physics.ring_ng(lam, *geo, **wall) + p["dng"]
-    neff = ring_physics.ring_neff(lam, *geo, **wall) + index_correction(lam, p)
-    return _specs(lam, ring_fields(lam, p, kind, cladding, tuned), ng, neff, p, kind, cladding)
+    ridge = ridge_of(p, cladding)
+    ng = ring_physics.ring_ng(lam, p["radius"], ridge) + p["dng"]
+    neff = ring_physics.ring_neff(lam, p["radius"], ridge) + index_correction(lam, p)
+    return _specs(lam, ring_fields(lam, p, kind, cladding, tuned), ng, neff, p, kind, ridge)
 
 
 def quantities_near(p: dict, kind: str, cladding: str, wl):
@@ -207,18 +214,17 @@ def quantities_near(p: dict, kind: str, cladding: str, wl):
     θ' = −2πL·n_g/λ² (the second with n_eff at the first's λ): exact when the resonance is at ``wl`` (a
     spectrum's λ_r, a given resonance), and the specs at the reference otherwise (FSR ∝ λ² differs by 2Δλ/λ
     from the resonance's)."""
-    wall = {"sidewall_angle_deg": p["sidewall_angle_deg"], "cladding": cladding}
-    geo = (p["radius"], p["width"], p["film_thickness"], p["etch_depth"])
+    ridge = ridge_of(p, cladding)
     fields = ring_fields(wl, p, kind, cladding, tuned=False)
-    ng = ring_physics.ring_ng(wl, *geo, **wall) + p["dng"]
-    neff = ring_physics.ring_neff(wl, *geo, **wall) + index_correction(wl, p)
+    ng = ring_physics.ring_ng(wl, p["radius"], ridge) + p["dng"]
+    neff = ring_physics.ring_neff(wl, p["radius"], ridge) + index_correction(wl, p)
     length = math.tau * p["radius"]
     theta = fields[5]
     m = jnp.round(jax.lax.stop_gradient(theta) / math.tau)
     lam = wl - (theta - math.tau * m) / (-math.tau * length * ng / wl**2)
-    theta1 = math.tau * length * (ring_physics.ring_neff(lam, *geo, **wall) + index_correction(lam, p)) / lam
+    theta1 = math.tau * length * (ring_physics.ring_neff(lam, p["radius"], ridge) + index_correction(lam, p)) / lam
     lam = lam - (theta1 - math.tau * m) / (-math.tau * length * ng / lam**2)
-    return _specs(wl, fields, ng, neff, p, kind, cladding) | {"resonance_um": lam}
+    return _specs(wl, fields, ng, neff, p, kind, ridge) | {"resonance_um": lam}
 
 
 def quantities_value(p: dict, kind: str, wl0: float) -> dict[str, float]:

@@ -40,6 +40,7 @@ from prismpic.analysis.calibration.ring.model import (
     quantities_near,
     quantities_of,
     quantities_value,
+    ridge_of,
     ring_fields,
     ring_of,
 )
@@ -70,8 +71,7 @@ def line_residual_fn(cladding: str, tuned: bool):
         if tuned:
             dtheta = jax.grad(lambda w: ring_fields(w, p, GENERIC, cladding, tuned, bus=False)[5])(wl)
         else:
-            ng = ring_physics.ring_ng(wl, p["radius"], p["width"], p["film_thickness"], p["etch_depth"],
-                                      sidewall_angle_deg=p["sidewall_angle_deg"], cladding=cladding) + p["dng"]
+            ng = ring_physics.ring_ng(wl, p["radius"], ridge_of(p, cladding)) + p["dng"]
             dtheta = -math.tau * math.tau * p["radius"] * ng / wl**2
         s = jnp.stack([theta - math.tau * args["m"], dtheta * args["h_um"], jnp.log(k1**2), jnp.log(k2**2 + 1e-300),
                        jnp.log(-jnp.log(a))])

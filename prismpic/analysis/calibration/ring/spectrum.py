@@ -70,6 +70,7 @@ from prismpic.analysis.spectra.comb import predicted_centers
 from prismpic.analysis.spectra.detection import noise_sigma
 from prismpic.checks import check_choice, check_range
 from prismpic.components import ring_physics
+from prismpic.components.ring_design import RingDesign
 from prismpic.pdk.rules import RULES
 
 CHI2_MAX = 5.0  # a physical model whose χ²_red exceeds this does not describe the data: the fit fails
@@ -232,8 +233,9 @@ def _line_starts(an, sp: SpectrumData, kind: str, regimes, ports, shared: bool, 
         st = closed_form(kind, regime, sp.fsr, sp.fwhm, rn.through_min, rn.drop_peak if have_t else None, eta,
                          sp.lam_r, sp.h)
         if not fit_loss:
-            a_design = ring_physics.ring_round_trip(sp.lam_r * 1e-3, **{k: design_p[k] for k in (
-                "radius", "width", "film_thickness", "etch_depth", "loss_db_per_cm", "sidewall_angle_deg", "cladding")})[0]
+            lossy = {k: design_p[k] for k in ("radius", "width", "film_thickness", "etch_depth", "loss_db_per_cm",
+                                              "sidewall_angle_deg", "cladding")}  # what the round-trip loss reads
+            a_design = ring_physics.ring_round_trip(sp.lam_r * 1e-3, RingDesign.from_params(lossy))[0]
             st["la"] = math.log(-math.log(float(a_design)))
         d_peak = None
         if not have_t:

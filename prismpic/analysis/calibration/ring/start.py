@@ -24,6 +24,7 @@ from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_physics, rings
 from prismpic.components.model_signature import model_settings
 from prismpic.pdk import dispersion
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDINGS
 
@@ -108,9 +109,10 @@ def _index_fn(cladding: str):
     """jit((F, ∂F/∂PLACED)): F = (n_eff·R, n_g·R) of the ring at λ (µm) for the geometry vector ``PLACED``."""
     def f(x, wl_um):
         film, etch, angle, width, radius = (x[i] for i in range(5))
-        wall = {"sidewall_angle_deg": angle, "cladding": cladding}
-        geo = (wl_um, radius, width, film, etch)
-        return jnp.stack([ring_physics.ring_neff(*geo, **wall) * radius, ring_physics.ring_ng(*geo, **wall) * radius])
+        ridge = RidgeStack(width=width, film_thickness=film, etch_depth=etch, sidewall_angle_deg=angle,
+                           cladding=cladding)
+        return jnp.stack([ring_physics.ring_neff(wl_um, radius, ridge) * radius,
+                          ring_physics.ring_ng(wl_um, radius, ridge) * radius])
 
     return jax.jit(lambda x, w: (f(x, w), jax.jacfwd(f)(x, w)))
 
@@ -176,22 +178,25 @@ def place_geometry(p: dict, priors: dict[str, Prior], wl_nm: float, fsr_nm: floa
     return {"p": q, "pull": pull, "m": m, "products": (float(target[0]), float(target[1])), "theta0": theta0}
 
 
-@functools.lru_cache(maxsize=4)
-def _kappa2_fn(cladding: str):
-    def k2(wl, gap, radius, width, film, etch, angle):
-        phi = ring_physics.coupling_angle(wl, gap, radius, width, film, etch, sidewall_angle_deg=angle,
-                                          cladding=cladding)
-        return jnp.sin(phi) ** 2
+def concrete_ridge(p: dict) -> RidgeStack:
+    """The ridge of the ring parameters ``p`` with every number a Python float."""
+    return jax.tree.map(float, RidgeStack.from_params(p))
 
-    return jax.jit(jax.vmap(k2, in_axes=(None, 0, None, None, None, None, None)))
+
+@functools.cache
+def _kappa2_fn():
+    """jit(sin²Φ) over a vector of gaps at (wl, radius, ridge); one program per cladding (static in the ridge)."""
+    def k2(wl, gap, radius, ridge):
+        return jnp.sin(ring_physics.coupling_angle(wl, gap, radius, ridge)) ** 2
+
+    return jax.jit(jax.vmap(k2, in_axes=(None, 0, None, None)))
 
 
 def gap_for_kappa2(p: dict, wl_um: float, kappa2: float) -> float:
     """Gap whose power coupling sin²Φ(gap) is ``kappa2`` (clipped to the gap range): a grid, then brentq."""
     lo, hi = RULES.min_ridge_gap, ring_physics.MAX_GAP
-    geo = (float(p["radius"]), float(p["width"]), float(p["film_thickness"]), float(p["etch_depth"]),
-           float(p["sidewall_angle_deg"]))
-    fn = _kappa2_fn(p["cladding"])
+    geo = (float(p["radius"]), concrete_ridge(p))
+    fn = _kappa2_fn()
     grid = np.linspace(lo, hi, 64)
     k = np.asarray(fn(wl_um, jnp.asarray(grid), *geo))
     if not (np.all(np.isfinite(k)) and math.isfinite(kappa2)):
@@ -208,10 +213,7 @@ def gap_for_kappa2(p: dict, wl_um: float, kappa2: float) -> float:
 def loss_for_a(p: dict, wl_um: float, a: float) -> float:
     """Propagation loss (dB/cm, bend loss removed, clipped to [0, LOSS_MAX]) giving the round-trip amplitude ``a``."""
     rt_db = -20 * math.log10(max(min(a, 1.0), 1e-6))
-    bend = float(dispersion.bend_loss_db_per_cm(wl_um, float(p["radius"]), float(p["width"]),
-                                                float(p["film_thickness"]), float(p["etch_depth"]),
-                                                sidewall_angle_deg=float(p["sidewall_angle_deg"]),
-                                                cladding=p["cladding"]))
+    bend = float(dispersion.bend_loss_db_per_cm(wl_um, float(p["radius"]), concrete_ridge(p)))
     return float(np.clip(rt_db / (math.tau * float(p["radius"]) * 1e-4) - bend, 0.0, LOSS_MAX))
 
 
