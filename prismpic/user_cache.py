@@ -1,5 +1,5 @@
-"""The user's prismpic cache: JAX's persistent compilation cache, traced programs (``program_cache``) and the command
-catalog, reused across runs.
+"""The user's prismpic cache: JAX's persistent compilation cache, traced programs (``program_cache``), computed
+arrays (``cached_arrays``) and the command catalog, reused across runs.
 
 The folder is ``PRISMPIC_CACHE_DIR`` when set, else the platform's user cache folder (``~/.cache/prismpic`` on
 Linux, via ``platformdirs``); ``PRISMPIC_CACHE_DIR=off`` turns the cache off. prismpic marks the folder it made
@@ -33,6 +33,9 @@ JAX_FOLDER = "jax"  # the JAX entries sit in JAX_FOLDER/<host_folder()>
 CATALOG_FOLDER = "catalog"
 PROGRAM_FOLDER = "programs"  # traced programs (``program_cache``)
 PROGRAM_SUFFIX = ".jaxexport"
+ARRAY_FOLDER = "arrays"  # computed arrays (``cached_arrays``: e.g. the MiniLM keys and queries of a document)
+ARRAY_SUFFIX = ".npz"
+ARRAYS_KEPT = 8  # per name: the most recently written entries of one kind of result
 MIN_COMPILE_TIME_S = 0.0
 MAX_SIZE_BYTES = 2 * 1024**3
 JAX_SUFFIXES = ("-cache", "-atime")  # jax/_src/lru_cache.py names its entries KEY-cache and KEY-atime
@@ -167,15 +170,50 @@ def cached_json(name: str, compute):
     return value
 
 
+def cached_arrays(name: str, key: dict, compute) -> dict:
+    """``compute()`` ({name: NumPy array}), read back bit for bit when the same ``key`` (JSON-serialisable: what
+    the result is a function of, library versions and the computing code's digest included) was stored, else
+    computed and stored atomically as ``<cache>/arrays/<name>-<digest>.npz`` (the ``ARRAYS_KEPT`` newest per
+    name; a cache that is off or cannot be written is skipped)."""
+    import numpy as np
+
+    root = ready_root()
+    if root is None:
+        return compute()
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+    path = root / ARRAY_FOLDER / f"{name}-{digest}{ARRAY_SUFFIX}"
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    try:
+        from prismpic.fileio import write_atomic
+
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        write_atomic(path, lambda fh: np.savez(fh, **value), binary=True)
+        same = sorted((p for p in path.parent.glob(f"{name}-*{ARRAY_SUFFIX}") if is_entry(p, root)),
+                      key=lambda p: p.stat().st_mtime_ns)
+        for old in same[:-ARRAYS_KEPT]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return value
+
+
 def is_entry(path: Path, root: Path) -> bool:
     """Whether ``path`` is a cache entry prismpic or JAX wrote in ``root``: a regular file (never a link) named as
-    JAX names its entries in the JAX folder, a catalog file or a traced program (``program_cache``)."""
+    JAX names its entries in the JAX folder, a catalog file, a traced program (``program_cache``) or computed
+    arrays (``cached_arrays``)."""
     if path.is_symlink() or not path.is_file():
         return False
     if path.parent.parent == root / JAX_FOLDER and path.parent.name.startswith("cpu-"):
         return path.name.endswith(JAX_SUFFIXES) or path.name == JAX_LOCK
     if path.parent == root / PROGRAM_FOLDER:
         return path.suffix == PROGRAM_SUFFIX
+    if path.parent == root / ARRAY_FOLDER:
+        return path.suffix == ARRAY_SUFFIX
     return path.parent == root / CATALOG_FOLDER and path.suffix == ".json"
 
 
@@ -184,7 +222,7 @@ def entries(root: Path) -> list[Path]:
     found = []
     top = root / JAX_FOLDER
     hosts = sorted(top.glob("cpu-*")) if top.is_dir() and not top.is_symlink() else []
-    for folder in (*hosts, root / CATALOG_FOLDER, root / PROGRAM_FOLDER):
+    for folder in (*hosts, root / CATALOG_FOLDER, root / PROGRAM_FOLDER, root / ARRAY_FOLDER):
         if folder.is_dir() and not folder.is_symlink():
             found += [p for p in sorted(folder.iterdir()) if is_entry(p, root)]
     return found

