@@ -149,3 +149,32 @@ def test_the_physics_programs_give_the_same_numbers_reused(cache):
     for a, b, c in zip(plain, written, read, strict=True):
         assert np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
         assert np.array_equal(np.asarray(a), np.asarray(c), equal_nan=True)
+
+
+_CHANNEL_RUN = """
+import os
+os.environ.setdefault("EQX_ON_ERROR", "nan")
+import prismpic
+from prismpic import program_cache, user_cache
+from prismpic.analysis.ledger import claims_context as cc
+user_cache.enable_compilation_cache()
+with program_cache.enabled():
+    ctx = {}
+    print(repr(cc.simulated_latency(ctx).electro_optic_ps))
+    print(repr(cc.simulated_snr(ctx).snr_db(2e-12, -150.0)))
+"""
+
+
+def test_the_ledgers_channel_simulations_run_again_on_the_cache_they_wrote(tmp_path):
+    """A warm cache must not crash a run: the channel optics' exported program, read back, crashed XLA:CPU with a
+    segfault in the second process (session 24); the same two simulations, three processes on one cache folder,
+    exit 0 and print the same numbers."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, **{user_cache.ENV: str(tmp_path / "cache")})
+    runs = [subprocess.run([sys.executable, "-c", _CHANNEL_RUN], env=env, capture_output=True, text=True,
+                           timeout=600) for _ in range(3)]
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[-1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
