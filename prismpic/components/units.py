@@ -1,6 +1,8 @@
-"""Decibel conversions of a loss, shared by the device models (NumPy and JAX arrays alike)."""
+"""Unit conversions shared by the models: decibels of a loss (NumPy and JAX arrays alike) and nm per µm."""
 
 from __future__ import annotations
+
+NM_PER_UM = 1e3  # the physics works in µm; files, parameter files and messages in nm
 
 
 def db_to_amplitude(db):

@@ -71,6 +71,24 @@ def test_calibration_reads_the_instrument_or_refuses_for_the_cause(calibrated, n
         assert "split" in notes
 
 
+def test_an_applied_index_correction_states_the_likelihood_ratio_that_chose_it(calibrated):
+    """The correction is kept when it lowers the physics stage's χ² (data + priors) by more than PULL_MAX² (a
+    likelihood-ratio test); its reason states that Δχ². Before the stages were typed, the reason subtracted the
+    line shape's cost as well and printed Δχ² = −8,980 for 'family2_deeper'."""
+    import re
+
+    from prismpic.analysis.calibration import PULL_MAX
+
+    seen = 0
+    for name, res in calibrated.items():
+        if isinstance(res, Exception) or not res.correction["applied"]:
+            continue
+        m = re.search(r"Δχ² = ([-+0-9.e]+) >", res.correction["reason"])
+        assert m and float(m.group(1)) > PULL_MAX**2, (name, res.correction["reason"])
+        seen += 1
+    assert seen >= 3
+
+
 def test_line_shape_phase_is_exact_for_a_dispersionless_ring():
     """θ = 2π·n·L/λ (n constant) from its Taylor coefficients at λ_r: the line shape's phase law reproduces it
     over ±50 nm to rounding (a quadratic in λ would miss by 0.03 rad at the ends, half a linewidth)."""

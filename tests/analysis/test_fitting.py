@@ -37,9 +37,9 @@ def test_a_correlated_valley_is_followed_to_its_minimum():
     """The damped step along the valley lowers ½χ² by ~1e-5 from (0, 0), though the minimum is Δχ² = 4 away: the
     fit must not stop on a small damped decrease (the Newton decrement is 2 there)."""
     f = _solve(_valley, [(-np.inf, np.inf)] * 2, [0.0, 0.0])
-    assert f["ok"]
-    np.testing.assert_allclose(f["x"], [1.0, 1.0], atol=1e-3)
-    assert f["cost"] < 1e-6
+    assert f.ok
+    np.testing.assert_allclose(f.x, [1.0, 1.0], atol=1e-3)
+    assert f.cost < 1e-6
 
 
 def _rosenbrock(x, args, k=10.0):
@@ -54,10 +54,10 @@ def test_a_thin_curved_valley_is_followed_or_the_fit_says_it_did_not_converge(k)
     gradient is tiny against the diagonal of JᵀJ, yet ½χ² is still ~1 above the minimum)."""
     f = _solve(lambda x, a: _rosenbrock(x, a, k), [(-np.inf, np.inf)] * 2, [-1.2, 1.0], scale=[0.1, 0.1])
     if k == 1e3:
-        assert f["ok"]  # the geodesic acceleration follows it within MAX_STEPS
-    if f["ok"]:
-        np.testing.assert_allclose(f["x"], [1.0, 1.0], atol=1e-3)
-        assert f["cost"] < 1e-6
+        assert f.ok  # the geodesic acceleration follows it within MAX_STEPS
+    if f.ok:
+        np.testing.assert_allclose(f.x, [1.0, 1.0], atol=1e-3)
+        assert f.cost < 1e-6
 
 
 @pytest.mark.parametrize("x_max", [0.5, -0.3])
@@ -65,11 +65,11 @@ def test_a_minimum_on_a_bound_is_reached_and_held_there(x_max):
     """Rosenbrock's valley with x ≤ x_max < 1: the minimum is on the bound, x = x_max, y = x_max², cost
     ½(1 − x_max)² (the valley floor y = x² is free of the bound); the bound's column of the Jacobian is zero."""
     f = _solve(_rosenbrock, [(-2.0, x_max), (-np.inf, np.inf)], [-1.2, 1.0], scale=[0.1, 0.1])
-    assert f["ok"]
-    assert f["x"][0] == x_max
-    assert f["x"][1] == pytest.approx(x_max**2, abs=1e-6)
-    assert f["cost"] == pytest.approx(0.5 * (1 - x_max) ** 2, rel=1e-9)
-    assert np.all(f["jac_data"][:, 0] == 0)
+    assert f.ok
+    assert f.x[0] == x_max
+    assert f.x[1] == pytest.approx(x_max**2, abs=1e-6)
+    assert f.cost == pytest.approx(0.5 * (1 - x_max) ** 2, rel=1e-9)
+    assert np.all(f.jac_data[:, 0] == 0)
 
 
 def _linear(x, args):
@@ -92,15 +92,15 @@ def test_bounded_linear_least_squares_equals_scipy(seed):
     assert active.any() and not active.all()  # the case this test is about
     f = _solve(_linear, list(zip(lo, hi, strict=True)), np.zeros(n), scale=np.full(n, 0.1),
                args={"a": jnp.asarray(a), "b": jnp.asarray(b)})
-    assert f["ok"]
+    assert f.ok
     cost_ref = 0.5 * float(np.sum((a @ ref.x - b) ** 2))
-    assert f["cost"] == pytest.approx(cost_ref, abs=1e-4)
-    np.testing.assert_array_equal(f["x"][active], ref.x[active].round(12))
+    assert f.cost == pytest.approx(cost_ref, abs=1e-4)
+    np.testing.assert_array_equal(f.x[active], ref.x[active].round(12))
     # free parameters: within 1 % of their σ of the bound-constrained solution
     free = ~active
     h = a[:, free].T @ a[:, free]
     sig = np.sqrt(np.diag(np.linalg.inv(h)))
-    assert np.all(np.abs(f["x"][free] - ref.x[free]) < 0.01 * sig)
+    assert np.all(np.abs(f.x[free] - ref.x[free]) < 0.01 * sig)
 
 
 def test_an_interior_minimum_near_a_bound_is_not_held():
@@ -110,9 +110,9 @@ def test_an_interior_minimum_near_a_bound_is_not_held():
         return jnp.stack([1e6 * (x[0] - 2e-5)]), jnp.zeros(0)
 
     f = _solve(residual, [(0.0, 1.0)], [0.5], scale=[0.1])
-    assert f["ok"]
+    assert f.ok
     assert 2e-5 < fitting.PIN_TOL * 0.1
-    assert f["x"][0] == pytest.approx(2e-5, abs=1e-8)
+    assert f.x[0] == pytest.approx(2e-5, abs=1e-8)
 
 
 def test_the_active_set_rule():

@@ -10,16 +10,25 @@ Where things are:
 - ``fitting``: the least-squares core of every fit (ring, MZM, PCM): bounded, regularised Levenberg–Marquardt
   in JAX, jitted and vmapped over batches; covariance, correlations, residual structure;
 - ``priors``: the process spreads as priors (``ring_priors``) and every fitted parameter's bounds;
-- ``ring_model``: the jitted ring physics of the fits (fields, specs, the effective-index correction);
-- ``ring_lineshape``, ``ring_linefit``, ``ring_instrument``, ``ring_spectrum_model``: a spectrum's line shape
-  and the instrument (baseline, ripple, drop offset, split resonances), their detection and fit;
-- ``ring_start``: design, the closed-form Airy inversion and the geometry placement (the global start);
-- ``ring_physfit``: the physical parameters from the line shape or specs under the priors, two stages
-  (geometry only, or with the index correction); ``ring_quantities``;
-- ``ring_solutions``, ``ring_result``, ``results``: regimes, the choice among solutions, the report, the result
-  classes (``RingCalibration``, ``FitParam``), the parameter-file schema (``SCHEMA``) and ``load_params``;
-- ``ring_specs``: ``calibrate_ring_specs``; ``ring_spectrum``: ``calibrate_ring_spectrum``,
-  ``calibrate_ring_csv``; ``ring_figure``;
+- ``ring/``: the ring calibration, a pipeline of typed stages (wavelengths in µm inside; nm only in files, the
+  parameter file and messages):
+
+  - ``ring/spectrum``: ``calibrate_ring_spectrum``, ``calibrate_ring_csv``: the pipeline, its arguments checked;
+  - ``ring/prepare``: the resonance analysis, the family calibrated, weights and masks → ``SpectrumData`` (µm);
+  - ``ring/stages``: ``SpectrumPlan``; stage 1 the line shape of every regime (``linefit.LineFit``, with the
+    instrument steps' ``InstrumentFindings``), stage 2 the physics (``physfit.PhysicsStart`` →
+    ``physfit.PhysicalSolution``);
+  - ``ring/check``: stage 3, the physical model at every point (``PhysicalCheck``);
+  - ``ring/result``: the choice among solutions (``PhysicalReport``) and the ``RingCalibration``;
+  - ``ring/lineshape``, ``ring/spectrum_model``, ``ring/instrument``, ``ring/linefit``: the line shape and the
+    instrument (baseline, ripple, drop offset, split resonances), their detection and fit;
+  - ``ring/model``: the jitted ring physics of the fits (fields, specs, the effective-index correction);
+  - ``ring/start``: design, the closed-form Airy inversion and the geometry placement (the global start);
+  - ``ring/physfit``: the physical parameters from the line shape or specs under the priors, two stages
+    (geometry only, or with the index correction); ``ring_quantities``;
+  - ``ring/solutions``, ``results``: regimes, the choice among solutions, the result classes
+    (``RingCalibration``, ``FitParam``), the parameter-file schema (``SCHEMA``) and ``load_params``;
+  - ``ring/specs``: ``calibrate_ring_specs``; ``ring/figure``;
 - ``mzm``: ``calibrate_mzm``, ``calibrate_mzm_csv``; ``pcm``: ``calibrate_pcm``, ``calibrate_pcm_csv``;
 - ``batch``, ``wafer``: a wafer of spectra on Dask (``prismpic calibrate ring --spectra``).
 

@@ -202,14 +202,35 @@ def batch_solver(residual, max_steps: int = MAX_STEPS):
     return jax.jit(lambda *batch: jax.lax.map(lambda a: one(*a), batch))
 
 
+@dataclass(frozen=True)
+class Solution:
+    """One solved problem of ``solve`` (NumPy arrays): the parameters ``x``, the data and prior residuals (in
+    units of their σ) with their Jacobians in x (held parameters' columns zero), the iterations taken, whether
+    it converged, cost = ½Σr² (data and priors) and χ²_red (data residuals over n_data − n_free)."""
+
+    x: np.ndarray
+    data: np.ndarray
+    prior: np.ndarray
+    jac_data: np.ndarray
+    jac_prior: np.ndarray
+    steps: int
+    ok: bool
+    cost: float
+    chi2_reduced: float
+
+    @property
+    def chi2_data(self) -> float:
+        """Σr² of the data residuals."""
+        return float(np.sum(self.data**2))
+
+
 def solve(residual, boxes: list[Box], priors: list[tuple[np.ndarray, np.ndarray]], args: list[dict],
-          max_steps: int = MAX_STEPS, pad: int = 1) -> list[dict]:
+          max_steps: int = MAX_STEPS, pad: int = 1) -> list[Solution]:
     """Solve a batch of problems of one shape (one ``Box``, prior (μ, 1/σ) and ``args`` per problem).
 
     ``pad``: the batch is filled up to a multiple of it with copies of the last problem, so that batches of
-    different sizes share one compiled program. Returns one dict per problem (NumPy arrays): x, data, prior,
-    jac_data, jac_prior, steps, ok, cost (½Σr²) and chi2_reduced (data residuals only, over n_data − n_free
-    degrees of freedom).
+    different sizes share one compiled program. Returns one ``Solution`` per problem (χ²_red over the data
+    residuals' count minus the vector's length).
     """
     n_problems = len(boxes)
     extra = -n_problems % pad
@@ -225,11 +246,11 @@ def solve(residual, boxes: list[Box], priors: list[tuple[np.ndarray, np.ndarray]
     for i in range(n_problems):
         r = {k: v[i] for k, v in out.items()}
         n, k = r["data"].size, r["x"].size
-        r["cost"] = 0.5 * float(np.sum(r["data"] ** 2) + np.sum(r["prior"] ** 2))
-        r["chi2_reduced"] = float(np.sum(r["data"] ** 2)) / max(n - k, 1)
-        r["ok"] = bool(r["ok"])
-        r["steps"] = int(r["steps"])
-        results.append(r)
+        results.append(Solution(
+            x=r["x"], data=r["data"], prior=r["prior"], jac_data=r["jac_data"], jac_prior=r["jac_prior"],
+            steps=int(r["steps"]), ok=bool(r["ok"]),
+            cost=0.5 * float(np.sum(r["data"] ** 2) + np.sum(r["prior"] ** 2)),
+            chi2_reduced=float(np.sum(r["data"] ** 2)) / max(n - k, 1)))
     return results
 
 

@@ -197,10 +197,10 @@ def calibrate_mzm(voltage_v, transmission, *, wl: float = 1.55, design: dict | N
     origin = np.array([x0[k] for k in _MZM_FIT])
     box = fitting.Box.of([_BOUNDS[k] for k in _MZM_FIT], _SCALES, origin)
     f = fitting.solve(residual, [box], [(np.zeros(4), np.zeros(4))], [{"v": jnp.asarray(v), "t": jnp.asarray(t)}])[0]
-    vec = f["x"]
+    vec = f.x
     dof = max(v.size - 4, 1)
-    chi2 = float(np.sum(f["data"] ** 2)) / dof  # (s/σ0)²
-    cov = fitting.covariance(f["jac_data"], f["jac_prior"], chi2, floor=False)
+    chi2 = f.chi2_data / dof  # (s/σ0)²
+    cov = fitting.covariance(f.jac_data, f.jac_prior, chi2, floor=False)
     cal = {**dict(p), **dict(zip(_MZM_FIT, (float(x) for x in vec), strict=True))}
     vpi_fit = _vpi_v(wl, cal)
     f_err = math.sqrt(max(cov[0, 0], 0.0))
@@ -215,7 +215,7 @@ def calibrate_mzm(voltage_v, transmission, *, wl: float = 1.55, design: dict | N
     model = np.asarray(model_t(jnp.asarray(vec), jnp.asarray(v)))
     fit = {"method": "Levenberg–Marquardt (JAX, bounds) on mzm_model: the calibration's fitting core",
            "n_points": int(v.size), "n_params": 4, "dof": dof, "residual_sigma": math.sqrt(chi2) * 1e-3,
-           "rms_residual": float(np.sqrt(np.mean((model - t) ** 2))), "converged": f["ok"], "steps": f["steps"],
+           "rms_residual": float(np.sqrt(np.mean((model - t) ** 2))), "converged": f.ok, "steps": f.steps,
            "time_s": time.perf_counter() - t0}
     notes = ("Vπ calibrated through the field factor (geometry held): r33, Γ and f are not separated",
              "insertion loss = the model's maximum over bias; fiber coupling must be removed from the data (an offset "

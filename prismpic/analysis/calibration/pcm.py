@@ -126,7 +126,7 @@ def calibrate_pcm(transmission, *, levels=None, relative: bool = True, wl: float
         boxes = [fitting.Box.of([(0.0, 1.0)], [0.01], [f0]) for f0 in starts]
         sols = fitting.solve(residual, boxes, [(np.zeros(1), np.zeros(1))] * inside.size,
                              [{"ref": jnp.asarray(ref), "m": jnp.asarray(m)} for m in meas[inside]])
-        fractions[inside] = [float(s_["x"][0]) for s_ in sols]
+        fractions[inside] = [float(s_.x[0]) for s_ in sols]
     out = []
     for lab, m, f in zip(labels, meas, fractions, strict=True):
         f = float(f)

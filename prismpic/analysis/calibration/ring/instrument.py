@@ -25,17 +25,17 @@ WINDOW_FWHM = 3.0  # half width of a resonance window in FWHM
 MISFIT_MAX = 0.01
 
 
-def ripple_coordinate(wl_nm, mid_nm: float):
-    """The facets' ripple variable (nm): mid·(λ − mid)/λ = mid²·(1/mid − 1/λ), a frequency offset in the units of
+def ripple_coordinate(wl, mid: float):
+    """The facets' ripple variable (in the units of λ): mid·(λ − mid)/λ = mid²·(1/mid − 1/λ), a frequency offset in the units of
     a wavelength offset at ``mid``. A Fabry–Pérot cavity is periodic in frequency, not in wavelength: over a
     40 nm sweep its period in λ drifts by ±2.6 %, i.e. two periods' phase over 80 periods."""
-    return mid_nm * (wl_nm - mid_nm) / wl_nm
+    return mid * (wl - mid) / wl
 
 
-def windows(wl_nm: np.ndarray, centers_nm, fwhm_nm: float) -> list[np.ndarray]:
+def windows(wl: np.ndarray, centers, fwhm: float) -> list[np.ndarray]:
     """Boolean masks of the points within ±``WINDOW_FWHM`` FWHM of each resonance."""
-    half = WINDOW_FWHM * max(fwhm_nm, 2 * float(np.median(np.diff(wl_nm))))
-    return [np.abs(wl_nm - c) <= half for c in centers_nm]
+    half = WINDOW_FWHM * max(fwhm, 2 * float(np.median(np.diff(wl))))
+    return [np.abs(wl - c) <= half for c in centers]
 
 
 def window_misfit(resid: np.ndarray, sigma: np.ndarray, data: np.ndarray, mask: np.ndarray) -> float | None:
@@ -78,35 +78,35 @@ def window_chi2(resid: np.ndarray, masks: list[np.ndarray]) -> list[float | None
     return out
 
 
-def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sigma_rel: float,
-                 max_period_nm: float) -> dict | None:
+def ripple_start(wl: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sigma_rel: float,
+                 max_period: float) -> dict | None:
     """The facets' ripple in a relative residual (data/model − 1), or None if not significant.
 
-    Periods from 4 samples to ``max_period_nm`` (a quarter of the ring's FSR: a chip of a few mm between its
+    Periods from 4 samples to ``max_period`` (a quarter of the ring's FSR: a chip of a few mm between its
     facets has a Fabry–Pérot period λ²/(2·n_g·L) of 0.05–0.5 nm; slower structure is the baseline's).
 
-    Returns {"period_nm", "cos_db", "sin_db", "amplitude_db", "sigmas"} for the baseline's
+    Returns {"period", "cos_db", "sin_db", "amplitude_db", "sigmas"} for the baseline's
     c·cos(2πΔ/P) + s·sin(2πΔ/P) in dB (Δ = ``ripple_coordinate``); ``keep`` selects the points away from resonances.
     """
-    mid = 0.5 * (wl_nm[0] + wl_nm[-1])
-    xe = ripple_coordinate(np.asarray(wl_nm, float), mid)
+    mid = 0.5 * (wl[0] + wl[-1])
+    xe = ripple_coordinate(np.asarray(wl, float), mid)
     x = xe[keep]
     y = rel_resid[keep]
     n = x.size
     if n < 64:
         return None
-    step = float(np.median(np.diff(wl_nm)))
-    span = float(wl_nm[-1] - wl_nm[0])
+    step = float(np.median(np.diff(wl)))
+    span = float(wl[-1] - wl[0])
     lo = 4 * step
-    hi = min(max_period_nm, span / 1.5)
+    hi = min(max_period, span / 1.5)
     if hi <= 1.5 * lo:
         return None
-    if np.ptp(np.diff(wl_nm)) <= 1e-6 * step:  # a uniform sweep: the periodogram by FFT (masked points zero)
-        full = np.zeros(wl_nm.size)
+    if np.ptp(np.diff(wl)) <= 1e-6 * step:  # a uniform sweep: the periodogram by FFT (masked points zero)
+        full = np.zeros(wl.size)
         full[keep] = y - y.mean()
-        grid = np.linspace(xe[0], xe[-1], wl_nm.size)  # uniform in the ripple's variable
+        grid = np.linspace(xe[0], xe[-1], wl.size)  # uniform in the ripple's variable
         full = np.interp(grid, xe, full)
-        f = np.fft.rfftfreq(wl_nm.size, float(grid[1] - grid[0]))
+        f = np.fft.rfftfreq(wl.size, float(grid[1] - grid[0]))
         power = np.abs(np.fft.rfft(full)) ** 2
         sel = (f >= 1 / hi) & (f <= 1 / lo)
         if not sel.any():
@@ -124,5 +124,5 @@ def ripple_start(wl_nm: np.ndarray, rel_resid: np.ndarray, keep: np.ndarray, sig
     if amp < RIPPLE_SIGMAS * se:
         return None
     db = 10 / math.log(10)  # relative change → dB
-    return {"period_nm": best, "cos_db": float(coef[1] * db), "sin_db": float(coef[2] * db),
+    return {"period": best, "cos_db": float(coef[1] * db), "sin_db": float(coef[2] * db),
             "amplitude_db": float(amp * db), "sigmas": float(amp / se)}

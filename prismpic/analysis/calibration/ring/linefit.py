@@ -34,74 +34,138 @@ from prismpic.analysis.calibration.ring.instrument import (
     windows,
 )
 from prismpic.analysis.calibration.ring.lineshape import LINE_BOUNDS, MAX_ORDER, LineSetup, residual_fn
+from prismpic.components.units import NM_PER_UM
 
 SPLIT_GAIN = 25.0  # Δχ² a split resonance must gain to be kept (5σ for one parameter)
 
 
 @dataclass(eq=False)
 class SpectrumData:
-    """A spectrum prepared for the fits (wavelengths in nm, true scale; data linear; weights 1/σ, 0 = masked)."""
+    """A spectrum prepared for the fits: wavelengths in µm (true scale; converted once from the file's nm), data
+    linear, weights 1/σ (0 = masked). ``flags``, ``notes`` and ``w`` grow as the instrument steps mask lines."""
 
-    wl: np.ndarray
+    wl_um: np.ndarray
     ports: tuple[str, ...]
     data: np.ndarray
     sigma: np.ndarray  # noise σ per port and point (linear)
     w: np.ndarray
-    lam_r: float
-    fsr: float
-    fwhm: float
-    centers: tuple[float, ...]
-    eta: float
-    order: int
+    lam_um: float  # the resonance the fit is about
+    fsr_um: float
+    fwhm_um: float
+    centers_um: tuple[float, ...]  # the design family's resonances
+    eta: float  # the coupler's excess-loss amplitude
+    order: int  # the baseline's polynomial order
     flags: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     envelope_order: int = 0  # the baseline order the data chose in the resonance analysis (dB polynomial)
     split_seen: bool = False  # the resonance analysis fitted the reference resonance as a doublet
 
     @property
-    def mid(self) -> float:
-        return 0.5 * (self.wl[0] + self.wl[-1])
+    def mid_um(self) -> float:
+        return 0.5 * (self.wl_um[0] + self.wl_um[-1])
 
     @property
-    def h(self) -> float:
-        return 0.5 * (self.wl[-1] - self.wl[0])
+    def h_um(self) -> float:
+        """The half span."""
+        return 0.5 * (self.wl_um[-1] - self.wl_um[0])
+
+    @property
+    def x(self) -> np.ndarray:
+        """The line shape's variable (λ − λ_r)/h."""
+        return (self.wl_um - self.lam_um) / self.h_um
+
+    @property
+    def u(self) -> np.ndarray:
+        """The baseline's variable (λ − mid)/h."""
+        return (self.wl_um - self.mid_um) / self.h_um
 
     def args(self) -> dict:
         """The line-shape residual's args (``ring_lineshape.residual_fn``)."""
-        return {"x": jnp.asarray((self.wl - self.lam_r) / self.h), "u": jnp.asarray((self.wl - self.mid) / self.h),
-                "dl_nm": jnp.asarray(ripple_coordinate(self.wl, self.mid)), "h_nm": jnp.asarray(self.h),
-                "eps": jnp.asarray(self.h / self.lam_r),
-                "fsr_nm": jnp.asarray(self.fsr), "eta": jnp.asarray(self.eta), "data": jnp.asarray(self.data),
-                "w": jnp.asarray(self.w)}
+        return {"x": jnp.asarray(self.x), "u": jnp.asarray(self.u),
+                "dl_um": jnp.asarray(ripple_coordinate(self.wl_um, self.mid_um)), "h_um": jnp.asarray(self.h_um),
+                "eps": jnp.asarray(self.h_um / self.lam_um), "fsr_um": jnp.asarray(self.fsr_um),
+                "eta": jnp.asarray(self.eta), "data": jnp.asarray(self.data), "w": jnp.asarray(self.w)}
+
+
+@dataclass(frozen=True, eq=False)
+class InstrumentFindings:
+    """What the instrument steps found: the ripple (``ripple_start``'s finding, µm), the split resonance tried
+    ({"gain_chi2", "window_chi2_before"}), the reference resonance's window χ²/point and misfit after them, and
+    the names the line shape held in the end."""
+
+    ripple: dict | None
+    split: dict | None
+    reference_window_chi2: float | None
+    reference_window_misfit: float | None
+    held: frozenset[str]
+
+
+@dataclass(frozen=True, eq=False)
+class LineFit:
+    """A line-shape fit of one start: the full vector (``setup.names()``), the solver's ``fitting.Solution``
+    (χ²_red over the weighted points less the free entries), the indices of the solver's variables and of those
+    the data move (the others held); after the instrument steps, the coupling regime and their findings."""
+
+    setup: LineSetup
+    vector: np.ndarray
+    solution: fitting.Solution
+    variables: tuple[int, ...]
+    free: tuple[int, ...]
+    regime: str = ""
+    instrument: InstrumentFindings | None = None
+
+    @property
+    def values(self) -> dict[str, float]:
+        return dict(zip(self.setup.names(), (float(x) for x in self.vector), strict=True))
+
+    @property
+    def cost(self) -> float:
+        return self.solution.cost
+
+    def residual(self, n_ports: int) -> np.ndarray:
+        """The weighted residual (model − data)/σ, ports × points."""
+        return np.asarray(self.solution.data).reshape(n_ports, -1)
+
+    def covariance(self) -> np.ndarray:
+        """Covariance of the full vector (held entries 0), scaled by max(χ²_red, 1)."""
+        f = self.solution
+        var = list(self.variables)
+        cov = np.zeros((self.vector.size, self.vector.size))
+        cov[np.ix_(var, var)] = fitting.covariance(f.jac_data, f.jac_prior, f.chi2_reduced)
+        held = [i for i in var if i not in self.free]
+        cov[held, :] = 0.0
+        cov[:, held] = 0.0
+        return cov
 
 
 def _bounds_scales(sp: SpectrumData, names) -> tuple[list, list]:
-    step = float(np.median(np.diff(sp.wl)))
-    phase_fwhm = math.tau * sp.fwhm / sp.fsr
+    step = float(np.median(np.diff(sp.wl_um)))
+    phase_fwhm = math.tau * sp.fwhm_um / sp.fsr_um
     lk_hi = math.log(0.999 * sp.eta**2)
+    quarter = (-0.25 * sp.fsr_um, 0.25 * sp.fsr_um)  # the split is even in ±
     b = dict(LINE_BOUNDS, lk1=(LINE_BOUNDS["lk1"][0], lk_hi), lk2=(LINE_BOUNDS["lk2"][0], lk_hi),
-             drop_offset_nm=(-0.25 * sp.fsr, 0.25 * sp.fsr), split_nm=(-0.25 * sp.fsr, 0.25 * sp.fsr),  # even in ±
-             ripple_cos_db=(-3.0, 3.0), ripple_sin_db=(-3.0, 3.0), ripple_period_nm=(3 * step, 0.3 * sp.fsr))
+             drop_offset_um=quarter, split_um=quarter, ripple_cos_db=(-3.0, 3.0), ripple_sin_db=(-3.0, 3.0),
+             ripple_period_um=(3 * step, 0.3 * sp.fsr_um))
     s = {"theta0": 0.1 * phase_fwhm, "theta1": 0.1 * phase_fwhm, "theta2": 0.1 * phase_fwhm, "lk1": 0.02,
-         "lk1_s": 0.02, "lk2": 0.02, "lk2_s": 0.02, "la": 0.02, "la_s": 0.02, "drop_offset_nm": 0.1 * sp.fwhm,
-         "split_nm": 0.1 * sp.fwhm, "ripple_cos_db": 0.01, "ripple_sin_db": 0.01, "ripple_period_nm": 1e-3 * sp.h}
+         "lk1_s": 0.02, "lk2": 0.02, "lk2_s": 0.02, "la": 0.02, "la_s": 0.02, "drop_offset_um": 0.1 * sp.fwhm_um,
+         "split_um": 0.1 * sp.fwhm_um, "ripple_cos_db": 0.01, "ripple_sin_db": 0.01,
+         "ripple_period_um": 1e-3 * sp.h_um}
     return ([b.get(n, (-math.inf, math.inf)) for n in names], [s.get(n, 0.01) for n in names])
 
 
 HOLD = 1e-6  # a held parameter: a prior of this many typical steps at its start (one compiled program for all)
 
 
-def solve_lines(setup: LineSetup, sp: SpectrumData, starts: list[dict], held: set[str]) -> list[dict]:
+def solve_lines(setup: LineSetup, sp: SpectrumData, starts: list[dict], held: set[str]) -> list[LineFit]:
     """Line-shape fits from ``starts`` ({name: value}; missing names 0) with ``held`` names fixed: one batch.
 
     Every entry the setup can move is a variable of the compiled program; the held ones (and the baseline
     coefficients above ``sp.order``) carry a prior of ``HOLD`` typical steps at their start, so that every
-    choice of instrument effects shares one compilation. Returns per start: v (the full vector), values
-    ({name: value}), the ``fitting.solve`` dict under "fit", free (the indices the data move), the ``start``."""
+    choice of instrument effects shares one compilation."""
     names = setup.names()
     structural = set() if setup.kind == "add_drop" and not setup.symmetric else {"lk2", "lk2_s"}
     if "drop" not in setup.ports or "through" not in setup.ports:
-        structural.add("drop_offset_nm")
+        structural.add("drop_offset_um")
     variables = tuple(n for n in names if n not in structural)
     setup = replace(setup, free=variables)
     unused = {f"{s}u{i}" for s in ("", "through_", "drop_") for i in range(sp.order + 1, MAX_ORDER + 1)}
@@ -117,112 +181,107 @@ def solve_lines(setup: LineSetup, sp: SpectrumData, starts: list[dict], held: se
         priors.append((box.x0, inv))
         args.append(dict(base, full0=jnp.asarray(full0)))
     fits = fitting.solve(residual_fn(setup), boxes, priors, args, pad=2)  # 1 or 2 regimes: one program
-    idx = [names.index(n) for n in variables]
-    free = [names.index(n) for n, f in zip(variables, fixed, strict=True) if not f]
+    idx = tuple(names.index(n) for n in variables)
+    free = tuple(names.index(n) for n, f in zip(variables, fixed, strict=True) if not f)
     n_data = int(np.count_nonzero(np.asarray(sp.w)))
     out = []
-    for st, a, f in zip(starts, args, fits, strict=True):
-        f["chi2_reduced"] = float(np.sum(f["data"] ** 2)) / max(n_data - len(free), 1)
+    for a, f in zip(args, fits, strict=True):
         v = np.asarray(a["full0"]).copy()
-        v[idx] = f["x"]
-        out.append({"v": v, "fit": f, "start": st, "free": free, "variables": idx, "setup": setup,
-                    "values": dict(zip(names, (float(x) for x in v), strict=True))})
+        v[list(idx)] = f.x
+        chi2 = f.chi2_data / max(n_data - len(free), 1)
+        out.append(LineFit(setup=setup, vector=v, solution=replace(f, chi2_reduced=chi2), variables=idx, free=free))
     return out
 
 
-def best(sols: list[dict]) -> dict:
-    return min(sols, key=lambda s: s["fit"]["cost"])
+def best(sols: list[LineFit]) -> LineFit:
+    return min(sols, key=lambda s: s.cost)
 
 
-def _resid(sol: dict, sp: SpectrumData) -> np.ndarray:
-    return np.asarray(sol["fit"]["data"]).reshape(len(sp.ports), -1)
+def _restart(sols: list[LineFit], **values) -> list[dict]:
+    return [dict(s.values, **values) for s in sols]
 
 
-def _restart(sols: list[dict], **values) -> list[dict]:
-    return [dict(s["values"], **values) for s in sols]
-
-
-def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[dict], held: set[str], ripple: str,
-                     split: str) -> tuple[list[dict], dict]:
-    """Steps 2–4 of the module docstring on the first fits ``sols``; returns (fits, {"ripple", "split"} info)."""
-    info = {"ripple": None, "split": None}
-    held = set(held)
+def _fit_ripple(setup, sp: SpectrumData, sols: list[LineFit], held: set[str], ripple: str):
+    """Step 2: (fits, the ripple found or None, held) — refitted with the ripple free when the residual away from
+    the resonances holds one (or ``ripple == "fit"``)."""
+    if ripple == "off":
+        return sols, None, held
     b = best(sols)
-    masks = windows(sp.wl, sp.centers, sp.fwhm)
-    # ripple: the relative residual (data/model − 1 = r·σ/model) away from the resonances
-    if ripple != "off":
-        model = sp.data - _resid(b, sp) / np.where(sp.w > 0, sp.w, np.inf)
-        keep = ~np.any(masks, axis=0) if masks else np.ones(sp.wl.size, bool)
-        j = 0
-        rel = (sp.data[j] - model[j]) / np.maximum(model[j], 1e-12)
-        found = ripple_start(sp.wl, rel, keep & (sp.w[j] > 0), float(np.median(sp.sigma[j][keep] / model[j][keep])),
-                             0.25 * sp.fsr)
-        if found is not None or ripple == "fit":
-            r0 = found or {"period_nm": sp.h / 2, "cos_db": 0.0, "sin_db": 0.0}
-            held -= {"ripple_cos_db", "ripple_sin_db", "ripple_period_nm"}
-            sols = solve_lines(setup, sp, _restart(sols, ripple_cos_db=r0["cos_db"], ripple_sin_db=r0["sin_db"],
-                                                   ripple_period_nm=r0["period_nm"]), held)
-            info["ripple"] = found
-            b = best(sols)
+    masks = windows(sp.wl_um, sp.centers_um, sp.fwhm_um)
+    # the relative residual (data/model − 1 = r·σ/model) away from the resonances, through the first port
+    model = sp.data - b.residual(len(sp.ports)) / np.where(sp.w > 0, sp.w, np.inf)
+    keep = ~np.any(masks, axis=0) if masks else np.ones(sp.wl_um.size, bool)
+    rel = (sp.data[0] - model[0]) / np.maximum(model[0], 1e-12)
+    found = ripple_start(sp.wl_um, rel, keep & (sp.w[0] > 0), float(np.median(sp.sigma[0][keep] / model[0][keep])),
+                         0.25 * sp.fsr_um)
+    if found is None and ripple != "fit":
+        return sols, None, held
+    r0 = found or {"period": sp.h_um / 2, "cos_db": 0.0, "sin_db": 0.0}
+    held = held - {"ripple_cos_db", "ripple_sin_db", "ripple_period_um"}
+    sols = solve_lines(setup, sp, _restart(sols, ripple_cos_db=r0["cos_db"], ripple_sin_db=r0["sin_db"],
+                                           ripple_period_um=r0["period"]), held)
+    return sols, found, held
+
+
+def _mask_note(sp: SpectrumData, i: int, chi: float, mis: float | None) -> str:
+    return (f"resonance at {NM_PER_UM * sp.centers_um[i]:.4f} nm masked: the model does not describe it (window χ²/point "
+            f"= {chi:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis or 0.0):.3g} % of the line > {100 * MISFIT_MAX:g} %)")
+
+
+def instrument_steps(setup: LineSetup, sp: SpectrumData, sols: list[LineFit], held: set[str], ripple: str,
+                     split: str) -> tuple[list[LineFit], InstrumentFindings]:
+    """Steps 2–4 of the module docstring on the first fits ``sols``; returns (fits, what the steps found).
+
+    Long because the masking and the split trial interleave: a split may describe the masked lines too."""
+    sols, found, held = _fit_ripple(setup, sp, sols, set(held), ripple)
+    b = best(sols)
+    n_ports = len(sp.ports)
+    masks = windows(sp.wl_um, sp.centers_um, sp.fwhm_um)
+    split_info = None
     # resonances the model does not describe: the worst other one masked first (it distorts the whole fit), then
     # the one the fit is about tried with split resonances; ≥ 2 resonances stay unmasked (the FSR needs them)
-    ref = int(np.argmin([abs(c - sp.lam_r) for c in sp.centers]))
+    ref = int(np.argmin([abs(c - sp.lam_um) for c in sp.centers_um]))
     masked: list[int] = []
     w0, n_flags = sp.w.copy(), len(sp.flags)
     split_tried = split == "off"
-    for _ in range(len(sp.centers) + 1):
-        chi = window_chi2(_resid(b, sp), masks)
-        mis = lines_misfit(_resid(b, sp), sp.sigma, sp.data, masks)
+    for _ in range(len(sp.centers_um) + 1):
+        chi = window_chi2(b.residual(n_ports), masks)
+        mis = lines_misfit(b.residual(n_ports), sp.sigma, sp.data, masks)
         bad = [i for i, c in enumerate(chi) if i not in masked and undescribed(c, mis[i])]
         if (split == "fit" or sp.split_seen) and not split_tried:
             bad = bad or [ref]
         if not bad:
             break
         worst = max(bad, key=lambda i: chi[i] if chi[i] is not None else 0.0)
-        if worst != ref and len(sp.centers) - len(masked) > 2:
+        if worst != ref and len(sp.centers_um) - len(masked) > 2:
             masked.append(worst)
             sp.w[:, masks[worst]] = 0.0
-            sp.flags.append(f"resonance at {sp.centers[worst]:.4f} nm masked: the model does not describe it "
-                            f"(window χ²/point = {chi[worst]:.3g} > {WINDOW_CHI2:g}, misfit "
-                            f"{100 * (mis[worst] or 0.0):.3g} % of the line > {100 * MISFIT_MAX:g} %)")
+            sp.flags.append(_mask_note(sp, worst, chi[worst], mis[worst]))
             sols = solve_lines(setup, sp, _restart(sols), held)
             b = best(sols)
             continue
         if split_tried or ref not in bad:
             break
         split_tried = True
-        tried = [solve_lines(setup, sp, [dict(s, split_nm=f * sp.fwhm) for s in _restart(sols)], held - {"split_nm"})
+        tried = [solve_lines(setup, sp, [dict(s, split_um=f * sp.fwhm_um) for s in _restart(sols)], held - {"split_um"})
                  for f in (0.25, 0.5, 1.0)]
-        cand = [min((t[i] for t in tried), key=lambda s: s["fit"]["cost"]) for i in range(len(sols))]
-        gain = 2 * (b["fit"]["cost"] - best(cand)["fit"]["cost"])
-        info["split"] = {"gain_chi2": gain, "window_chi2_before": chi[ref]}
+        cand = [min((t[i] for t in tried), key=lambda s: s.cost) for i in range(len(sols))]
+        gain = 2 * (b.cost - best(cand).cost)
+        split_info = {"gain_chi2": gain, "window_chi2_before": chi[ref]}
         if split == "fit" or gain > SPLIT_GAIN:
-            held -= {"split_nm"}
+            held -= {"split_um"}
             if masked:  # the split may describe the masked resonances too: look at them again
                 sp.w[:] = w0
                 del sp.flags[n_flags:]
                 masked = []
                 cand = solve_lines(setup, sp, _restart(cand), held)
             sols, b = cand, best(cand)
-    chi = window_chi2(_resid(b, sp), masks)
-    info["reference_window_chi2"] = chi[ref]
-    info["reference_window_misfit"] = mis = window_misfit(_resid(b, sp), sp.sigma, sp.data, masks[ref])
-    if undescribed(chi[ref], mis):
-        sp.flags.append(f"resonance at {sp.centers[ref]:.4f} nm: the model does not describe its line shape "
-                        f"(window χ²/point = {chi[ref]:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis or 0.0):.3g} % of "
-                        f"the line > {100 * MISFIT_MAX:g} %; a split resonance, a second mode family or a nonlinear "
+    chi_ref = window_chi2(b.residual(n_ports), masks)[ref]
+    mis_ref = window_misfit(b.residual(n_ports), sp.sigma, sp.data, masks[ref])
+    if undescribed(chi_ref, mis_ref):
+        sp.flags.append(f"resonance at {NM_PER_UM * sp.centers_um[ref]:.4f} nm: the model does not describe its line shape "
+                        f"(window χ²/point = {chi_ref:.3g} > {WINDOW_CHI2:g}, misfit {100 * (mis_ref or 0.0):.3g} % "
+                        f"of the line > {100 * MISFIT_MAX:g} %; a split resonance, a second mode family or a nonlinear "
                         "sweep?)")
-    info["held"] = held
-    return sols, info
-
-
-def line_covariance(sol: dict) -> np.ndarray:
-    """Covariance of the full line-shape vector (held entries 0), scaled by max(χ²_red, 1)."""
-    f = sol["fit"]
-    var, free = sol["variables"], sol["free"]
-    cov = np.zeros((sol["v"].size, sol["v"].size))
-    cov[np.ix_(var, var)] = fitting.covariance(f["jac_data"], f["jac_prior"], f["chi2_reduced"])
-    held = [i for i in var if i not in free]
-    cov[held, :] = 0.0
-    cov[:, held] = 0.0
-    return cov
+    return sols, InstrumentFindings(ripple=found, split=split_info, reference_window_chi2=chi_ref,
+                                    reference_window_misfit=mis_ref, held=frozenset(held))

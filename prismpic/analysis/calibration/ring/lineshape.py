@@ -3,7 +3,7 @@ ingredients, fitted to every point of the spectrum.
 
 The ring's field (``ring_physics.add_drop_fields``, Bogaerts et al., Laser Photon. Rev. 6, 47 (2012),
 eqs. (3)–(4)) takes its ingredients as smooth functions of x = (λ − λ_r)/h (λ_r the resonance the fit is
-about, h the half span, nm):
+about, h the half span; wavelengths in µm throughout):
 
 - round-trip phase θ = 2π·n_eff(λ)·L/λ with n_eff·L quadratic in λ: θ(x) = (θ0 + (θ1 + εθ0)x + (θ2 + εθ1)x²)/(1 + εx),
   ε = h/λ_r, whose Taylor coefficients at λ_r are θ0, θ1 = −2πh/FSR and θ2 (the curvature from 1/λ and
@@ -80,14 +80,14 @@ def _ports(v, args, s: LineSetup):
     n_line = len(LINE)
     instr = {n: v[n_line + i] for i, n in enumerate(INSTRUMENT)}
     x = args["x"]
-    split = "split_nm" in s.free
+    split = "split_um" in s.free
 
     def fields(xx):
-        return fields_of(ingredients(v, xx, s, args["eta"], args["eps"]), instr, args["fsr_nm"], split)
+        return fields_of(ingredients(v, xx, s, args["eta"], args["eps"]), instr, args["fsr_um"], split)
 
     through, drop = fields(x)
-    if "drop_offset_nm" in s.free:
-        drop = fields(x + instr["drop_offset_nm"] / args["h_nm"])[1]
+    if "drop_offset_um" in s.free:
+        drop = fields(x + instr["drop_offset_um"] / args["h_um"])[1]
     coef = v[n_line + len(INSTRUMENT):]
     ones = jnp.ones_like(x)
     return instrument_ports({"through": through, "drop": drop}, ones, ones, coef, instr, args, s.ports, s.shared,
@@ -104,8 +104,8 @@ def full_vector(x, args, s: LineSetup):
 def residual_fn(s: LineSetup):
     """``residual(x, args) -> ((model − data)·w of every port, no constraints)``, x the ``s.free`` entries.
 
-    ``args``: ``full0`` (the vector's held values), ``x`` (ring variable), ``eps`` (h/λ_r), ``u`` and ``dl_nm`` (baseline and
-    ripple variables), ``h_nm``, ``fsr_nm``, ``eta`` (coupler excess-loss amplitude), ``data`` and ``w``
+    ``args``: ``full0`` (the vector's held values), ``x`` (ring variable), ``eps`` (h/λ_r), ``u`` and ``dl_um`` (baseline and
+    ripple variables), ``h_um``, ``fsr_um``, ``eta`` (coupler excess-loss amplitude), ``data`` and ``w``
     (ports × points; w = 1/σ, 0 masks a point).
     """
     def residual(x, args):
@@ -124,8 +124,8 @@ def model_fn(s: LineSetup):
     return jax.jit(lambda v, args: jnp.stack(_ports(v, args, s)))
 
 
-def closed_form(kind: str, regime: str, fsr_nm: float, fwhm_nm: float, t0: float | None, d0: float | None,
-                eta: float, wl_nm: float, h_nm: float) -> dict:
+def closed_form(kind: str, regime: str, fsr_um: float, fwhm_um: float, t0: float | None, d0: float | None,
+                eta: float, wl_um: float, h_um: float) -> dict:
     """Starting line-shape values of a regime from the resonance's FSR, FWHM, through minimum T0 and drop peak D0.
 
     The Airy inversion: x = t1·t2·a from FWHM/FSR (``lineshapes.x_from_fwhm``); then t1, t2, a from x, T0
@@ -134,10 +134,10 @@ def closed_form(kind: str, regime: str, fsr_nm: float, fwhm_nm: float, t0: float
     """
     from prismpic.analysis.calibration.ring.start import couplings
 
-    x = x_from_fwhm(fwhm_nm, fsr_nm)
+    x = x_from_fwhm(fwhm_um, fsr_um)
     t1, t2, a = couplings(kind, regime, x, 0.1 if t0 is None else t0, d0)
     t1, t2 = min(t1 / eta, 0.9995), min(t2 / eta, 0.9995)
-    out = {"theta0": 0.0, "theta1": -math.tau * h_nm / fsr_nm, "theta2": h_nm**2 * math.tau / (fsr_nm * wl_nm),
+    out = {"theta0": 0.0, "theta1": -math.tau * h_um / fsr_um, "theta2": h_um**2 * math.tau / (fsr_um * wl_um),
            "lk1": math.log(eta**2 * (1 - t1**2)), "lk1_s": 0.0, "lk2": math.log(eta**2 * (1 - t2**2)) if t2 < 1 else -30,
            "lk2_s": 0.0, "la": math.log(-math.log(min(max(a, 1e-6), 1 - 1e-9))), "la_s": 0.0}
     return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +30,7 @@ import numpy as np
 
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.priors import Prior, bounds, typical_step
+from prismpic.analysis.calibration.ring.linefit import LineFit
 from prismpic.analysis.calibration.ring.model import (
     FIT_PARAMS,
     GENERIC,
@@ -53,6 +55,81 @@ STAGES = ("geometry", "corrected")
 
 
 LINE_MATCHED = ("theta0", "theta1", "lk1", "lk2", "la")  # the line shape at λ_r the physics is matched to
+
+
+@dataclass(frozen=True, eq=False)
+class PhysicsStart:
+    """Where the physics stage starts for one coupling regime, and what it is matched to.
+
+    ``vectors``: each stage's start (ring parameters) and mode order m (``start_vectors``); ``held``: the ring
+    parameters held (``model.held_params``); ``target``: the measured ``LINE_MATCHED`` values and ``whiten`` (5 × 5:
+    WᵀW their inverse covariance, zero rows for what is not matched); ``known``: a resonance wavelength was
+    measured (θ0 is matched); ``fit_loss``: the loss is fitted; ``line``: the line-shape fit it comes from (a
+    spectrum's; None for specs)."""
+
+    regime: str
+    symmetric: bool
+    vectors: dict[str, tuple[dict, int]]
+    held: dict
+    target: np.ndarray
+    whiten: np.ndarray
+    known: bool = True
+    fit_loss: bool = True
+    line: LineFit | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class PhysicalSolution:
+    """The physical ring of one start: the stage kept (``pick_stage``), its ``VARIABLES`` x and their covariance,
+    the ring parameters p, the ``FIT_PARAMS`` vector and the specs q with their Jacobians in x (jvec, jq), the
+    physics cost ½Σr² of the kept stage and of the other one, convergence, the priors' pulls of both, and the
+    data rows' Σr²."""
+
+    start: PhysicsStart
+    stage: str
+    x: np.ndarray
+    cov: np.ndarray
+    p: dict
+    vec: np.ndarray
+    jvec: np.ndarray
+    q: dict[str, float]
+    jq: dict[str, np.ndarray]
+    cost: float
+    other_cost: float
+    ok: bool
+    steps: int
+    pulls: dict[str, float]
+    other_pulls: dict[str, float]
+    chi2_data: float
+
+    @property
+    def regime(self) -> str:
+        return self.start.regime
+
+    @property
+    def corrected(self) -> bool:
+        return self.stage == "corrected"
+
+    @property
+    def line_cost(self) -> float:
+        """The line shape's cost (a spectrum's; 0 for specs)."""
+        return 0.0 if self.start.line is None else self.start.line.cost
+
+    @property
+    def total_cost(self) -> float:
+        """What the regimes are compared on: the data's line-shape cost plus the physics stage's."""
+        return self.line_cost + self.cost
+
+    @property
+    def line_ok(self) -> bool:
+        return self.start.line is None or self.start.line.solution.ok
+
+
+@dataclass(frozen=True, eq=False)
+class StageFit:
+    start: PhysicsStart
+    stage: str
+    solution: fitting.Solution
 
 
 @functools.lru_cache(maxsize=8)
@@ -138,16 +215,13 @@ def box_and_prior(start: dict, priors: dict[str, Prior], free: tuple[str, ...]):
     return fitting.Box.of(bnds, scale, x0), (np.array(mu), np.array(inv))
 
 
-def solve_stages(residual, starts: list[dict], priors, free_of, args_of) -> list[dict]:
-    """Both stages of every start (one batch): [{"start", "stage", "fit" (``fitting.solve``'s dict)}, ...].
-
-    ``starts`` are dicts with the stage start vectors (``start_vectors``) and anything the caller keeps;
-    ``free_of(start, stage)`` names the free ``VARIABLES``; ``args_of(start, stage)`` the residual's args.
-    """
+def solve_stages(residual, starts: list[PhysicsStart], priors, free_of, args_of) -> list[StageFit]:
+    """Both stages of every start (one batch). ``free_of(start, stage)`` names the free ``VARIABLES``;
+    ``args_of(start, stage)`` the residual's args."""
     boxes, pri, args, tags = [], [], [], []
     for st in starts:
         for stage in STAGES:
-            vector, m = st["vectors"][stage]
+            vector, m = st.vectors[stage]
             b, pr = box_and_prior(vector, priors, free_of(st, stage))
             a = dict(args_of(st, stage), m=jnp.asarray(float(m)))
             a["corr_inv"] = jnp.asarray(1.0 / SIGMA_NO_CORRECTION if stage == "geometry" else 0.0)
@@ -156,15 +230,15 @@ def solve_stages(residual, starts: list[dict], priors, free_of, args_of) -> list
             args.append(a)
             tags.append((st, stage))
     fits = fitting.solve(residual, boxes, pri, args, pad=4)  # 1 or 2 regimes × 2 stages: one program
-    return [{"start": st, "stage": stage, "fit": f} for (st, stage), f in zip(tags, fits, strict=True)]
+    return [StageFit(st, stage, f) for (st, stage), f in zip(tags, fits, strict=True)]
 
 
-def pick_stage(pair: list[dict]) -> tuple[dict, dict]:
+def pick_stage(pair: list[StageFit]) -> tuple[StageFit, StageFit]:
     """(kept, the other) of a start's two stages: the corrected one only if it lowers χ² (data + priors +
     constraint) by more than PULL_MAX²."""
-    geo = next(s for s in pair if s["stage"] == "geometry")
-    cor = next(s for s in pair if s["stage"] == "corrected")
-    cost_g, cost_c = 2 * geo["fit"]["cost"], 2 * cor["fit"]["cost"]
+    geo = next(s for s in pair if s.stage == "geometry")
+    cor = next(s for s in pair if s.stage == "corrected")
+    cost_g, cost_c = 2 * geo.solution.cost, 2 * cor.solution.cost
     if cost_g - cost_c <= PULL_MAX**2 or not np.isfinite(cost_c):
         return geo, cor
     return cor, geo
@@ -200,17 +274,14 @@ def _with_zero_correction(x: np.ndarray, held: dict, cladding: str) -> np.ndarra
 
 
 
-def physical_solutions(kind: str, cladding: str, starts: list[dict], residual_of, free_of, args_of,
-                       priors: dict[str, Prior], design: dict, wl0_um: float, near: bool = False) -> list[dict]:
+def physical_solutions(cladding: str, starts: list[PhysicsStart], residual_of, free_of, args_of,
+                       priors: dict[str, Prior], design: dict, wl0_um: float, near: bool = False
+                       ) -> list[PhysicalSolution]:
     """The physical solution of every start (a regime): both stages solved in one batch per residual function,
     the stage kept by ``pick_stage``, then the ring, its specs and their covariance.
 
-    Each start is a dict with ``regime``, ``symmetric``, ``vectors`` (``start_vectors``: each stage's start and
-    mode order m, passed to the residual as ``args["m"]``) and what ``args_of``
-    needs; ``residual_of(start)`` is its residual function; ``near``: wl0 is the resonance itself (a spectrum's
-    λ_r), else the specs are the resonance nearest wl0 found by Newton's method. A solution: regime, stage, x (``VARIABLES``),
-    cov (their covariance), p (ring parameters), vec/jvec (``FIT_PARAMS`` and their Jacobian), q/jq (specs),
-    cost (½Σr² of the kept stage), other_cost, ok, steps, pulls, chi2_data (the data rows' Σr²).
+    ``residual_of(start)`` is a start's residual function; ``near``: wl0 is the resonance itself (a spectrum's
+    λ_r), else the specs are the resonance nearest wl0 found by Newton's method.
     """
     groups: dict = {}
     for st in starts:
@@ -219,21 +290,19 @@ def physical_solutions(kind: str, cladding: str, starts: list[dict], residual_of
     for fn, group in groups.items():
         solved = solve_stages(fn, group, priors, free_of, args_of)
         for st in group:
-            pair = [s for s in solved if s["start"] is st]
-            kept, other = pick_stage(pair)
-            f = kept["fit"]
-            corrected = kept["stage"] == "corrected"
-            cov = fitting.covariance(f["jac_data"], f["jac_prior"], 1.0)
-            phys = physical(cladding, f["x"], st["held"], wl0_um, corrected, near, is_tuned(design))
+            kept, other = pick_stage([s for s in solved if s.start is st])
+            f = kept.solution
+            corrected = kept.stage == "corrected"
+            phys = physical(cladding, f.x, st.held, wl0_um, corrected, near, is_tuned(design))
             p = dict(design)
             p.update({n: float(v) for n, v in zip(FIT_PARAMS, phys["vec"], strict=True)})
-            if st["symmetric"]:
+            if st.symmetric:
                 p["gap_drop"] = None
-            out.append({"regime": st["regime"], "stage": kept["stage"], "x": f["x"], "cov": cov, "p": p,
-                        "vec": phys["vec"], "jvec": phys["jvec"], "q": phys["q"], "jq": phys["jq"],
-                        "cost": f["cost"], "other_cost": other["fit"]["cost"], "other_ok": other["fit"]["ok"],
-                        "other_pulls": pulls(other["fit"]["x"], priors), "ok": f["ok"], "steps": f["steps"],
-                        "pulls": pulls(f["x"], priors), "chi2_data": float(np.sum(f["data"] ** 2)), "start": st})
+            out.append(PhysicalSolution(
+                start=st, stage=kept.stage, x=f.x, cov=fitting.covariance(f.jac_data, f.jac_prior, 1.0), p=p,
+                vec=phys["vec"], jvec=phys["jvec"], q=phys["q"], jq=phys["jq"], cost=f.cost,
+                other_cost=other.solution.cost, ok=f.ok, steps=f.steps, pulls=pulls(f.x, priors),
+                other_pulls=pulls(other.solution.x, priors), chi2_data=f.chi2_data))
     return out
 
 

@@ -1,8 +1,7 @@
 """What both ring fits share after the start: the coupling regimes tried, the parameters fitted,
 the choice among the solutions and their report (specs, errors, ring block, ambiguities).
 
-A solution is a dict with at least ``regime``, ``p`` (ring parameters), ``q`` (the model's specs),
-``jq`` (their Jacobian in the fitted parameters), ``cost``, ``names``, ``vec``, ``cov`` and ``bnds``.
+A solution is a ``physfit.PhysicalSolution``.
 """
 
 from __future__ import annotations
@@ -134,21 +133,23 @@ def specs_dict(q: dict, separable: bool) -> dict:
 
 
 def choose_solution(sols, design):
-    """(chosen solution, decisive): the lowest cost; when all are about as good, the one nearest the design gap."""
+    """(chosen solution, decisive): the lowest total cost (line shape and physics); when all are about as good,
+    the one nearest the design gap."""
     if len(sols) == 1:
         return sols[0], True
-    costs = np.array([s["cost"] for s in sols])
+    costs = np.array([s.total_cost for s in sols])
     best = int(np.argmin(costs))
     others = np.delete(costs, best)
     if np.all(others > 1.1 * costs[best] + 12.5):  # Δχ² > 25 (and 20 %): the data prefer one regime
         return sols[best], True
-    best = int(np.argmin([abs(s["p"]["gap"] - float(design["gap"])) for s in sols]))
+    best = int(np.argmin([abs(s.p["gap"] - float(design["gap"])) for s in sols]))
     return sols[best], False
 
 
 def solution_summary(kind, s) -> dict:
-    """One entry of ``RingCalibration.solutions``: regime, stage, ring block, q_intrinsic, κ², loss and cost."""
-    return {"regime": s["regime"], "stage": s.get("stage"), "ring": ring_block(kind, s["p"], s["regime"] == "symmetric"),
-            "q_intrinsic": s["q"]["q_intrinsic"], "kappa2": s["q"]["kappa2"], "kappa2_drop": s["q"]["kappa2_drop"],
-            "loss_db_per_cm": s["p"]["loss_db_per_cm"], "dneff": s["p"].get("dneff", 0.0), "dng": s["p"].get("dng", 0.0),
-            "cost": s["cost"]}
+    """One entry of ``RingCalibration.solutions``: regime, stage, ring block, q_intrinsic, κ², loss, the total cost
+    and the data's part of the physics stage (Σr²)."""
+    return {"regime": s.regime, "stage": s.stage, "ring": ring_block(kind, s.p, s.regime == "symmetric"),
+            "q_intrinsic": s.q["q_intrinsic"], "kappa2": s.q["kappa2"], "kappa2_drop": s.q["kappa2_drop"],
+            "loss_db_per_cm": s.p["loss_db_per_cm"], "dneff": s.p.get("dneff", 0.0), "dng": s.p.get("dng", 0.0),
+            "cost": s.total_cost, "chi2_data": s.chi2_data}

@@ -14,6 +14,7 @@ left the result has ``status = "failed"`` and says which target is out of reach.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -25,6 +26,7 @@ from prismpic.analysis.calibration.results import RingCalibration
 from prismpic.analysis.calibration.ring.model import REFERENCE_UM, held_params, is_tuned
 from prismpic.analysis.calibration.ring.physfit import (
     LINE_MATCHED,
+    PhysicsStart,
     line_residual_fn,
     physical_solutions,
     start_vectors,
@@ -45,6 +47,7 @@ from prismpic.analysis.calibration.ring.start import (
 from prismpic.checks import check_choice, check_range
 from prismpic.components import ring_physics
 from prismpic.components.lineshapes import x_from_fwhm
+from prismpic.components.units import NM_PER_UM
 from prismpic.pdk.rules import RULES
 
 # Assumed 1σ uncertainties of user-given specs (for the parameter uncertainties of a spec fit).
@@ -87,11 +90,11 @@ def _check_specs(fsr_nm, q_loaded, extinction_db, resonance_nm, radius, kind, dr
 H_NM = 1.0  # the specs' line shape: θ1 = h·dθ/dλ with h = 1 nm
 
 
-def _line_of(kind: str, regime: str, specs: np.ndarray, eta: float, wl_nm: float):
+def _line_of(kind: str, regime: str, specs: np.ndarray, eta: float, wl_um: float):
     """(line shape at λ (``LINE_MATCHED``), (t1, t2, a)) of specs (FSR nm, ln Q_L, extinction dB, drop loss dB)
     by the Airy inversion of ``regime``."""
     fsr, lnq, er, dl = specs
-    x = x_from_fwhm(wl_nm / math.exp(lnq), fsr)
+    x = x_from_fwhm(wl_um * NM_PER_UM / math.exp(lnq), fsr)
     t1, t2, a = couplings(kind, regime, x, t0_from_extinction(er, x), None if math.isnan(dl) else 10 ** (-dl / 10))
     r1, r2 = min(t1 / eta, 0.9999), min(t2 / eta, 0.9999)
     line = [0.0, -math.tau * H_NM / fsr, math.log(eta**2 * (1 - r1**2)),
@@ -99,20 +102,20 @@ def _line_of(kind: str, regime: str, specs: np.ndarray, eta: float, wl_nm: float
     return np.array(line), (t1, t2, a)
 
 
-def _line_target(kind, regime, targets, sig, eta, wl_nm, matched):
+def _line_target(kind, regime, targets, sig, eta, wl_um, matched):
     """(target, whitening 5 × 5) of the specs' line shape: the σ of the specs through the inversion's Jacobian
     (central differences), θ0's from the resonance's σ; rows of what is not matched are zero."""
     specs = np.array([targets["fsr_nm"], math.log(targets["q_loaded"]), targets["extinction_db"],
                       targets["drop_loss_db"] if targets.get("drop_loss_db") is not None else math.nan])
     sd = np.array([sig["fsr_nm"], sig["q_loaded"], sig["extinction_db"], sig["drop_loss_db"]])
-    line, _ = _line_of(kind, regime, specs, eta, wl_nm)
+    line, _ = _line_of(kind, regime, specs, eta, wl_um)
     jac = np.zeros((5, 4))
     for k in range(4 if not math.isnan(specs[3]) else 3):
         h = 1e-4 * sd[k]
         up, dn = specs.copy(), specs.copy()
         up[k] += h
         dn[k] -= h
-        jac[:, k] = (_line_of(kind, regime, up, eta, wl_nm)[0] - _line_of(kind, regime, dn, eta, wl_nm)[0]) / (2 * h)
+        jac[:, k] = (_line_of(kind, regime, up, eta, wl_um)[0] - _line_of(kind, regime, dn, eta, wl_um)[0]) / (2 * h)
     cov = jac @ np.diag(np.nan_to_num(sd) ** 2) @ jac.T
     cov[0, 0] = (math.tau * sig["resonance_nm"] / targets["fsr_nm"]) ** 2
     c = cov[np.ix_(matched, matched)]
@@ -122,21 +125,20 @@ def _line_target(kind, regime, targets, sig, eta, wl_nm, matched):
     return line, whiten
 
 
-def _start(kind, regime, design_p, priors, targets, sig, wl_nm) -> dict:
+def _start(kind, regime, design_p, priors, targets, sig, wl_um) -> PhysicsStart:
     """A regime's start and target: the Airy inversion of the specs, geometry placed on the FSR (and resonance)."""
-    wl_um = wl_nm * 1e-3
     eta = float(ring_physics.db_to_amplitude(float(design_p["coupler_loss_db"])))
     symmetric = kind == "add_drop" and regime == "symmetric"
     known = targets.get("resonance_nm") is not None
     if targets["q_loaded"] is None:
-        return _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_nm)
+        return _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_um)
     matched = [i for i, n in enumerate(LINE_MATCHED) if not (n == "theta0" and not known)
                and not (n == "lk2" and (kind == "all_pass" or symmetric))]
-    line, whiten = _line_target(kind, regime, targets, sig, eta, wl_nm, matched)
+    line, whiten = _line_target(kind, regime, targets, sig, eta, wl_um, matched)
     _, (t1, t2, a) = _line_of(kind, regime, np.array([targets["fsr_nm"], math.log(targets["q_loaded"]),
                                                       targets["extinction_db"], math.nan if targets.get("drop_loss_db")
-                                                      is None else targets["drop_loss_db"]]), eta, wl_nm)
-    placed = place_geometry(design_p, priors, wl_nm, targets["fsr_nm"], 0.0, resonance=known)
+                                                      is None else targets["drop_loss_db"]]), eta, wl_um)
+    placed = place_geometry(design_p, priors, wl_um, targets["fsr_nm"] / NM_PER_UM, 0.0, resonance=known)
     p = dict(placed["p"])
     p["gap"] = gap_for_kappa2(p, wl_um, 1 - min(t1 / eta, 0.9999) ** 2)
     if kind == "add_drop":
@@ -145,25 +147,24 @@ def _start(kind, regime, design_p, priors, targets, sig, wl_nm) -> dict:
     return _start_record(p, priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
 
 
-def _start_record(p, priors, placed, wl_um, regime, symmetric, known, kind, line, whiten) -> dict:
+def _start_record(p, priors, placed, wl_um, regime, symmetric, known, kind, line, whiten) -> PhysicsStart:
     """A regime's start vectors from the placed geometry ``p``, with its line-shape target and whitening."""
     vectors = start_vectors(p, priors, placed, wl_um)
     if not known:  # no resonance to place: the corrected stage keeps the geometry's own n_eff
         vc, m = vectors["corrected"]
         vectors["corrected"] = (dict(vc, neff_ref=ring_indices(vc, REFERENCE_UM)[0]), m)
-    return {"regime": regime, "symmetric": symmetric, "vectors": vectors, "held": held_params(p, kind, symmetric),
-            "known": known, "target": line, "whiten": whiten}
+    return PhysicsStart(regime=regime, symmetric=symmetric, vectors=vectors, held=held_params(p, kind, symmetric),
+                        target=line, whiten=whiten, known=known)
 
 
-def _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_nm) -> dict:
+def _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig, wl_um) -> PhysicsStart:
     """The start of an FSR-only fit: θ1 (and θ0 with a resonance) matched, the design's gaps and loss held."""
-    wl_um = wl_nm * 1e-3
     line = np.array([0.0, -math.tau * H_NM / targets["fsr_nm"], 0.0, 0.0, 0.0])  # κ, a rows are not matched
     whiten = np.zeros((5, 5))
     whiten[1, 1] = targets["fsr_nm"] / (abs(line[1]) * sig["fsr_nm"])
     if known:
         whiten[0, 0] = targets["fsr_nm"] / (math.tau * sig["resonance_nm"])
-    placed = place_geometry(design_p, priors, wl_nm, targets["fsr_nm"], 0.0, resonance=known)
+    placed = place_geometry(design_p, priors, wl_um, targets["fsr_nm"] / NM_PER_UM, 0.0, resonance=known)
     return _start_record(dict(placed["p"]), priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
 
 
@@ -217,7 +218,7 @@ def calibrate_ring_specs(
     _check_specs(fsr_nm, q_loaded, extinction_db, resonance_nm, radius, kind, drop_loss_db)
     design_p = design_params(kind, dict(design or {}, **({"radius": float(radius)} if radius is not None else {})))
     priors = ring_priors(design_p, process)
-    wl_nm = float(resonance_nm or REFERENCE_NM)
+    wl_um = float(resonance_nm or REFERENCE_NM) / NM_PER_UM
     have_drop = drop_loss_db is not None
     index_only = q_loaded is None
     regimes = fit_regimes(kind, coupling, have_drop)[:1 if index_only else None]
@@ -229,33 +230,32 @@ def calibrate_ring_specs(
            "extinction_db": SPEC_SIGMA["extinction_db"], "resonance_nm": SPEC_SIGMA["resonance_nm"],
            "drop_loss_db": SPEC_SIGMA["drop_loss_db"]}
     names = tuple(k for k, v in targets.items() if v is not None)
-    starts = [_start(kind, r, design_p, priors, targets, sig, wl_nm) for r in regimes]
+    starts = [_start(kind, r, design_p, priors, targets, sig, wl_um) for r in regimes]
     tuned = is_tuned(design_p)
 
     def free_of(st, stage):
-        free = fitted_names(kind, st["regime"], True, have_drop, coupling=not index_only) + ("ng_ref",)
-        return free + (("neff_ref",) if st["known"] or stage == "geometry" else ())
+        free = fitted_names(kind, st.regime, True, have_drop, coupling=not index_only) + ("ng_ref",)
+        return free + (("neff_ref",) if st.known or stage == "geometry" else ())
 
     def args_of(st, stage):
-        return {"held": st["held"], "wl_um": jnp.asarray(wl_nm * 1e-3), "h_um": jnp.asarray(H_NM * 1e-3),
-                "target": jnp.asarray(st["target"]), "whiten": jnp.asarray(st["whiten"])}
+        return {"held": st.held, "wl_um": jnp.asarray(wl_um), "h_um": jnp.asarray(H_NM / NM_PER_UM),
+                "target": jnp.asarray(st.target), "whiten": jnp.asarray(st.whiten)}
 
-    sols = physical_solutions(kind, design_p["cladding"], starts, lambda st: line_residual_fn(design_p["cladding"], tuned),
-                              free_of, args_of, priors, design_p, wl_nm * 1e-3, near=not tuned)
-    missed = [_missed(s["q"], targets, sig) for s in sols]
-    for s, m in zip(sols, missed, strict=True):
-        s["ok"] = s["ok"] and not m
+    sols = physical_solutions(design_p["cladding"], starts, lambda st: line_residual_fn(design_p["cladding"], tuned),
+                              free_of, args_of, priors, design_p, wl_um, near=not tuned)
+    missed = [_missed(s.q, targets, sig) for s in sols]
+    sols = [dataclasses.replace(s, ok=s.ok and not m) for s, m in zip(sols, missed, strict=True)]
     rep = physical_report(kind, sols, design_p, priors, regimes, have_drop, True, resonance_nm is not None,
                           coupling=not index_only)
-    chosen = rep["chosen"]
+    chosen = rep.chosen
     reason = ""
     if all(missed):
-        reason = ("specs out of the ring model's reach: " + "; ".join(f"{s['regime']} coupling misses {', '.join(m)}"
+        reason = ("specs out of the ring model's reach: " + "; ".join(f"{s.regime} coupling misses {', '.join(m)}"
                                                                       for s, m in zip(sols, missed, strict=True)))
-    elif not chosen["ok"]:
-        reason = f"the physical fit did not converge in {chosen['steps']} iterations"
-    notes = [f"the {s['regime']} coupling misses {', '.join(m)} (excluded)" for s, m in zip(sols, missed, strict=True)
-             if m and s is not chosen] + rep["notes"]
+    elif not chosen.ok:
+        reason = f"the physical fit did not converge in {chosen.steps} iterations"
+    notes = [f"the {s.regime} coupling misses {', '.join(m)} (excluded)" for s, m in zip(sols, missed, strict=True)
+             if m and s is not chosen] + rep.notes
     notes.append(f"parameter errors propagate assumed spec uncertainties: FSR {SPEC_SIGMA['fsr_rel']:.1%}, Q "
                  f"{SPEC_SIGMA['q_rel']:.0%}, extinction {SPEC_SIGMA['extinction_db']} dB, resonance "
                  f"{SPEC_SIGMA['resonance_nm'] * 1e3:g} pm")
@@ -264,17 +264,17 @@ def calibrate_ring_specs(
                      "and the loss are the design's, and so are Q_L, extinction and drop loss")
     if resonance_nm is None:
         notes.append(f"no resonance wavelength given: resonance_nm is the model's, not a target; the specs are the "
-                     f"model's at {wl_nm:g} nm")
+                     f"model's at {wl_um * NM_PER_UM:g} nm")
     fit = {"method": "specs: Levenberg–Marquardt (JAX) on the model's specs under the process priors",
-           "n_points": len(names), "n_params": len(rep["fitted"]), "cost": chosen["cost"],
-           "max_spec_error_sigma": max(e for _, e in _errors(chosen["q"], targets, sig).values()),
-           "converged": bool(chosen["ok"]), "steps": chosen["steps"], "regime": chosen["regime"],
-           "stage": chosen["stage"], "time_s": time.perf_counter() - t_start}
+           "n_points": len(names), "n_params": len(rep.fitted), "cost": chosen.cost,
+           "max_spec_error_sigma": max(e for _, e in _errors(chosen.q, targets, sig).values()),
+           "converged": bool(chosen.ok), "steps": chosen.steps, "regime": chosen.regime,
+           "stage": chosen.stage, "time_s": time.perf_counter() - t_start}
     return RingCalibration(
-        kind=kind, ring=ring_block(kind, chosen["p"], chosen["regime"] == "symmetric"), fitted=rep["fitted"],
-        nuisance={}, specs=rep["specs"], errors=rep["errors"], measured={k: v for k, v in targets.items()
+        kind=kind, ring=ring_block(kind, chosen.p, chosen.regime == "symmetric"), fitted=rep.fitted,
+        nuisance={}, specs=rep.specs, errors=rep.errors, measured={k: v for k, v in targets.items()
                                                                           if v is not None},
-        fit=fit, ambiguities=tuple(rep["ambiguities"]), solutions=rep["solutions"], notes=tuple(notes),
+        fit=fit, ambiguities=tuple(rep.ambiguities), solutions=rep.solutions, notes=tuple(notes),
         source={"from": "specs", "radius": float(design_p["radius"]), "radius_given": radius is not None,
                 "coupling": coupling}, status="failed" if reason else "fitted", failure_reason=reason,
-        correction=rep["correction"], priors=rep["priors"], plot_data={"wl0": wl_nm * 1e-3})
+        correction=rep.correction, priors=rep.priors, plot_data={"wl0": wl_um})

@@ -4,9 +4,9 @@ Per port the measurement is T(λ) = 10^(B(λ)/10) · |bus(λ)|² · |field(λ)|�
 
 - a split resonance (backscattering): the ring's standing-wave modes sit at θ ± φ_s and, in coupled-mode
   theory, each carries half the travelling wave, so the fields are ½[F(θ + φ_s) + F(θ − φ_s)] (exact for a
-  real backscatter coupling; φ_s = 2π·split_nm/FSR; Li et al., Opt. Express 20, 13617 (2012); Morichetti et
-  al., Phys. Rev. Lett. 104, 033902 (2010)); ``split_nm`` = 0 is the ordinary ring;
-- the drop port read ``drop_offset_nm`` later in wavelength than the through port (separate sweeps, a lag
+  real backscatter coupling; φ_s = 2π·split_um/FSR; Li et al., Opt. Express 20, 13617 (2012); Morichetti et
+  al., Phys. Rev. Lett. 104, 033902 (2010)); ``split_um`` = 0 is the ordinary ring;
+- the drop port read ``drop_offset_um`` later in wavelength than the through port (separate sweeps, a lag
   between detectors);
 - the baseline B in dB: a polynomial in u = (λ − mid)/half (one for every port if shared, else one per port)
   plus the facets' Fabry–Pérot ripple c·cos(2πΔλ/P) + s·sin(2πΔλ/P), Δλ = λ − mid (a weak cavity of
@@ -35,7 +35,7 @@ import jax.numpy as jnp
 from prismpic.analysis.calibration.ring.model import FIT_PARAMS, barycentric, ring_fields
 from prismpic.components import ring_physics
 
-INSTRUMENT = ("drop_offset_nm", "split_nm", "ripple_cos_db", "ripple_sin_db", "ripple_period_nm")
+INSTRUMENT = ("drop_offset_um", "split_um", "ripple_cos_db", "ripple_sin_db", "ripple_period_um")
 DISPERSION = ("dlnk1_dx", "dlnk2_dx", "dlnloss_dx", "theta2")
 
 
@@ -50,14 +50,14 @@ def dispersion_corrected(ing, x, disp):
     return jnp.concatenate([jnp.stack([t1n, k1n, t2n, k2n, an, ing[5] + disp[3] * x**2]), ing[6:]])
 
 
-def fields_of(ing, instr: dict, fsr_nm, split: bool = True):
+def fields_of(ing, instr: dict, fsr_um, split: bool = True):
     """(through, drop) fields of the ingredients (t1, κ1, t2, κ2, a, θ), with the resonance split of ``instr``
     (``split`` False: the ordinary ring, half the cost)."""
     t1, k1, t2, k2, a, theta = ing[:6]
     if not split:
         through, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
         return through, drop
-    phase = 2 * jnp.pi * instr["split_nm"] / fsr_nm
+    phase = 2 * jnp.pi * instr["split_um"] / fsr_um
     tp, dp, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta + phase)
     tm, dm, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta - phase)
     return 0.5 * (tp + tm), 0.5 * (dp + dm)
@@ -65,8 +65,8 @@ def fields_of(ing, instr: dict, fsr_nm, split: bool = True):
 
 def instrument_ports(fields: dict, bus2_t, bus2_d, coef, instr: dict, args: dict, ports, shared: bool, order: int):
     """Transmission of each port: 10^(B/10)·|bus|²·|field|², B the port's baseline polynomial (``order``, in
-    ``args["u"]``) plus the ripple (in ``args["dl_nm"]``)."""
-    x = 2 * jnp.pi * args["dl_nm"] / jnp.maximum(instr["ripple_period_nm"], 1e-6)
+    ``args["u"]``) plus the ripple (in ``args["dl_um"]``)."""
+    x = 2 * jnp.pi * args["dl_um"] / jnp.maximum(instr["ripple_period_um"], 1e-9)
     ripple = instr["ripple_cos_db"] * jnp.cos(x) + instr["ripple_sin_db"] * jnp.sin(x)
     nb = order + 1
     out = []
@@ -83,7 +83,7 @@ def physical_fn(kind: str, cladding: str, ports: tuple[str, ...], shared: bool, 
     ``held`` from ``held_params``) through the instrument (``instr`` in ``INSTRUMENT`` order, baseline ``coef``).
 
     ``args``: ``nodes``/``weights`` (``chebyshev_nodes`` of the span, µm), ``wl_um`` (true wavelengths of the
-    points), ``u``, ``dl_nm``, ``fsr_nm``, ``x`` ((λ − λ_r)/h), ``h_nm`` and ``disp`` (``DISPERSION``; zeros: the
+    points), ``u``, ``dl_um``, ``fsr_um``, ``x`` ((λ − λ_r)/h), ``h_um`` and ``disp`` (``DISPERSION``; zeros: the
     pure model); the baseline here includes the bus (it is divided out).
     """
     def model(vec, held, instr_v, coef, args):
@@ -93,12 +93,12 @@ def physical_fn(kind: str, cladding: str, ports: tuple[str, ...], shared: bool, 
         vals = jnp.stack(ring_fields(args["nodes"], p, kind, cladding, tuned))
         ing = dispersion_corrected(barycentric(args["wl_um"], args["nodes"], args["weights"], vals), args["x"],
                                    args["disp"])
-        through, drop = fields_of(ing, instr, args["fsr_nm"])
+        through, drop = fields_of(ing, instr, args["fsr_um"])
         if "drop" in ports:
-            off = instr["drop_offset_nm"]
-            ing_d = dispersion_corrected(barycentric(args["wl_um"] + off * 1e-3, args["nodes"], args["weights"], vals),
-                                         args["x"] + off / args["h_nm"], args["disp"])
-            drop = fields_of(ing_d, instr, args["fsr_nm"])[1]
+            off = instr["drop_offset_um"]
+            ing_d = dispersion_corrected(barycentric(args["wl_um"] + off, args["nodes"], args["weights"], vals),
+                                         args["x"] + off / args["h_um"], args["disp"])
+            drop = fields_of(ing_d, instr, args["fsr_um"])[1]
         ones = jnp.ones_like(args["u"])
         return jnp.stack(instrument_ports({"through": through, "drop": drop}, ones, ones, coef, instr, args, ports,
                                           shared, order))

@@ -23,6 +23,7 @@ from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
 from prismpic.components import ring_physics, rings
 from prismpic.components.model_signature import model_settings
+from prismpic.components.units import NM_PER_UM
 from prismpic.pdk import dispersion
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
@@ -57,16 +58,16 @@ def design_params(kind: str, design: dict | None) -> dict:
     return full
 
 
-def check_ng(fsr_nm: float, wl_nm: float, radius: float) -> float:
-    """Group index λ²/(FSR·2πR) implied by the FSR (nm) at ``wl_nm`` and the radius (µm); ValueError if
+def check_ng(fsr_um: float, wl_um: float, radius: float) -> float:
+    """Group index λ²/(FSR·2πR) implied by the FSR at ``wl_um`` (both µm) and the radius (µm); ValueError if
     outside ``NG_PLAUSIBLE``."""
-    ng = wl_nm**2 / (fsr_nm * math.tau * radius * 1e3)
+    ng = wl_um**2 / (fsr_um * math.tau * radius)
     lo, hi = NG_PLAUSIBLE
     if not lo <= ng <= hi:
         raise ValueError(
-            f"radius = {radius:g} µm contradicts the FSR: fsr = {fsr_nm:.5g} nm at {wl_nm:.6g} nm implies n_g = {ng:.4g} "
-            f"(FSR = λ²/(n_g·2πR)), outside the plausible range [{lo:g}, {hi:g}] of TFLN ridges; check the radius "
-            f"(n_g = 2.3 would need R = {wl_nm**2 / (fsr_nm * math.tau * 2.3 * 1e3):.4g} µm), or, for a ring of "
+            f"radius = {radius:g} µm contradicts the FSR: fsr = {fsr_um * NM_PER_UM:.5g} nm at {wl_um * NM_PER_UM:.6g} nm implies "
+            f"n_g = {ng:.4g} (FSR = λ²/(n_g·2πR)), outside the plausible range [{lo:g}, {hi:g}] of TFLN ridges; check "
+            f"the radius (n_g = 2.3 would need R = {wl_um**2 / (fsr_um * math.tau * 2.3):.4g} µm), or, for a ring of "
             "another platform (silicon, silicon nitride), read its line shape with --line-shape-only "
             "(analyze_spectrum): the physical stage models TFLN only")
     return ng
@@ -124,22 +125,21 @@ def ring_indices(p: dict, wl_um: float) -> tuple[float, float]:
     return float(f[0]) / float(p["radius"]), float(f[1]) / float(p["radius"])
 
 
-def place_geometry(p: dict, priors: dict[str, Prior], wl_nm: float, fsr_nm: float, theta0: float = 0.0,
+def place_geometry(p: dict, priors: dict[str, Prior], wl_um: float, fsr_um: float, theta0: float = 0.0,
                    resonance: bool = True) -> dict:
-    """The geometry nearest its priors with a resonance at ``wl_nm`` (its phase θ0 from it) and the FSR ``fsr_nm``.
+    """The geometry nearest its priors with a resonance at ``wl_um`` (its phase θ0 from it) and the FSR ``fsr_um``.
 
     Returns {"p": ring parameters, "pull": largest |Δ|/σ, "m": mode order, "products": (n_eff·R, n_g·R) (µm)
-    needed at wl_nm, "theta0": θ0}. Minimum-norm Gauss–Newton steps in z = (x − μ)/σ solve n_eff·R = (m + θ0/2π)·λ/(2π) and
+    needed at wl_um, "theta0": θ0}. Minimum-norm Gauss–Newton steps in z = (x − μ)/σ solve n_eff·R = (m + θ0/2π)·λ/(2π) and
     n_g·R = λ²/(2π·FSR); of the orders m0, m0 ± 1 the one with the smallest pull is kept. Without a known
     ``resonance`` only the FSR condition is solved (the order is the one nearest the geometry found).
     """
     fn = _index_fn(p["cladding"])
-    wl_um = wl_nm * 1e-3
     mu = np.array([priors[k].mean for k in PLACED])
     sig = np.array([priors[k].sigma for k in PLACED])
     lo = np.array([priors[k].lo for k in PLACED])
     hi = np.array([priors[k].hi for k in PLACED])
-    ng_r = wl_nm**2 / (math.tau * fsr_nm) * 1e-3  # n_g·R (µm)
+    ng_r = wl_um**2 / (math.tau * fsr_um)  # n_g·R (µm)
     f0, _ = fn(jnp.asarray(mu), wl_um)
     m0 = round(math.tau * float(f0[0]) / wl_um - theta0 / math.tau)
     best = None
