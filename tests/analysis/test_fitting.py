@@ -136,3 +136,16 @@ def test_the_active_set_rule():
     assert xn[0] == 0.0 and xn[1] == 1.0
     np.testing.assert_allclose(xn[2:5], [fitting.PIN_TOL * 0.1, 5e-5, 5e-5], rtol=1e-12)
     np.testing.assert_array_equal(np.asarray(fitting.dx_dz(jnp.zeros(5), tn))[:2], [0.0, 0.0])
+
+
+def test_the_covariance_of_held_parameters_is_zero_and_the_rest_inverts_the_free_block():
+    """C = (JᵀJ)⁻¹ over the parameters the fit moved (correlated columns scaled over six decades), zero rows and
+    columns for the held ones (their Jacobian columns zero), against NumPy's inverse of the free block. With two
+    held columns the old equilibration turned the pseudo-inverse's rounding residue into variances of 1e269."""
+    rng = np.random.default_rng(0)
+    j = rng.normal(size=(40, 6)) @ rng.normal(size=(6, 6)) * np.array([1e-3, 1.0, 1e3, 1.0, 1.0, 1e2])
+    j[:, [1, 3]] = 0.0
+    cov = fitting.covariance(j, np.zeros((6, 6)), 1.0)
+    assert np.all(cov[[1, 3]] == 0) and np.all(cov[:, [1, 3]] == 0)
+    free = [0, 2, 4, 5]
+    np.testing.assert_allclose(cov[np.ix_(free, free)], np.linalg.inv(j[:, free].T @ j[:, free]), rtol=1e-7)

@@ -258,11 +258,18 @@ def covariance(jac_data: np.ndarray, jac_prior: np.ndarray, chi2_reduced: float,
     """Posterior covariance (J_dᵀJ_d/s² + J_pᵀJ_p)⁻¹, s² = max(χ²_red, 1) (pseudo-inverse, rcond 1e-13).
 
     ``floor`` False: s² = χ²_red, for residuals whose noise σ is not known beforehand (the residual's own
-    scatter estimates it)."""
+    scatter estimates it). Rows and columns of the parameters the fit held are zero."""
     s2 = max(float(chi2_reduced), 1.0) if floor else max(float(chi2_reduced), 1e-300)
     h = jac_data.T @ jac_data / s2 + jac_prior.T @ jac_prior
-    d = np.sqrt(np.clip(np.diag(h), 1e-300, None))  # equilibrate before inverting (columns differ by decades)
-    return np.linalg.pinv(h / np.outer(d, d), rcond=1e-13, hermitian=True) / np.outer(d, d)
+    # a parameter the fit held (a zero Jacobian column: held, or on a bound by the active set) has no variance;
+    # left in, the equilibration below would divide the pseudo-inverse's rounding residue in its row by d² ≈ 0
+    # and report it (and every spec that depends on it) with σ ≈ 1e137
+    moved = np.diag(h) > 0
+    cov = np.zeros_like(h)
+    hm = h[np.ix_(moved, moved)]
+    d = np.sqrt(np.diag(hm))  # equilibrate before inverting (columns differ by decades)
+    cov[np.ix_(moved, moved)] = np.linalg.pinv(hm / np.outer(d, d), rcond=1e-13, hermitian=True) / np.outer(d, d)
+    return cov
 
 
 def correlated_pairs(names, cov, threshold: float = 0.98) -> list[str]:
