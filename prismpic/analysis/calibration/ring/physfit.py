@@ -46,7 +46,7 @@ from prismpic.analysis.calibration.ring.model import (
     ring_fields,
     ring_of,
 )
-from prismpic.analysis.calibration.ring.start import PULL_MAX, ring_indices
+from prismpic.analysis.calibration.ring.start import PULL_MAX, Placement, ring_indices
 from prismpic.components import ring_physics
 
 SIGMA_NO_CORRECTION = 1e-6  # |Δn| this small is below any measurement's reach (resonance shift < 1 pm)
@@ -169,7 +169,8 @@ def derived_fn(cladding: str, near: bool, tuned: bool):
     return jax.jit(lambda v, held, wl0: (f(v, held, wl0), jax.jacfwd(f)(v, held, wl0)))
 
 
-def start_vectors(p_start: dict, priors: dict[str, Prior], placed: dict, wl_um: float) -> dict:
+def start_vectors(p_start: dict, priors: dict[str, Prior], placed: Placement, wl_um: float
+                  ) -> dict[str, tuple[dict, int]]:
     """Starting ``VARIABLES`` and mode order of both stages: {"geometry": (vector, m), "corrected": (vector, m)}.
 
     Geometry stage: the placed geometry ``p_start`` (``ring_start.place_geometry``), no correction. Corrected
@@ -177,12 +178,12 @@ def start_vectors(p_start: dict, priors: dict[str, Prior], placed: dict, wl_um: 
     has the measured n_eff·R and n_g·R at λ (the correction's Δn_g is λ-independent,
     Δn_eff(λ) = Δn_eff + (Δn_eff − Δn_g)(λ − λ0)/λ0).
     """
-    ne_r, ng_r = placed["products"]
+    ne_r, ng_r = placed.products
     step = wl_um / math.tau  # n_eff·R of one mode order
     out = {}
     for stage in STAGES:
         p = dict(p_start)
-        m = placed["m"]
+        m = placed.m
         if stage == "corrected":
             p.update({k: pr.mean for k, pr in priors.items()})
         r = float(p["radius"])
@@ -250,17 +251,17 @@ def pulls(x: np.ndarray, priors: dict[str, Prior]) -> dict[str, float]:
 
 
 def physical(cladding: str, x: np.ndarray, held: dict, wl0_um: float, corrected: bool, near: bool,
-             tuned: bool) -> dict:
-    """The physical ring of a solution: FIT_PARAMS vector (correction zeroed unless ``corrected``), specs at
-    the resonance nearest wl0, and their Jacobians in ``VARIABLES`` (for the covariance propagation)."""
+             tuned: bool) -> tuple[np.ndarray, np.ndarray, dict, dict]:
+    """The physical ring of a solution: (FIT_PARAMS vector (correction zeroed unless ``corrected``), its
+    Jacobian in ``VARIABLES``, the specs at the resonance nearest wl0, their Jacobians) for the covariance
+    propagation."""
     fn = derived_fn(cladding, near, tuned)
     (vec, q), (jvec, jq) = fn(jnp.asarray(x), held, float(wl0_um))
     vec = np.array(vec)
     if not corrected:
         vec[FIT_PARAMS.index("dneff")] = vec[FIT_PARAMS.index("dng")] = 0.0
         (_, q), _ = fn(jnp.asarray(_with_zero_correction(x, held, cladding)), held, float(wl0_um))
-    return {"vec": vec, "jvec": np.asarray(jvec), "q": {k: float(v) for k, v in q.items()},
-            "jq": {k: np.asarray(v) for k, v in jq.items()}}
+    return vec, np.asarray(jvec), {k: float(v) for k, v in q.items()}, {k: np.asarray(v) for k, v in jq.items()}
 
 
 def _with_zero_correction(x: np.ndarray, held: dict, cladding: str) -> np.ndarray:
@@ -293,14 +294,14 @@ def physical_solutions(cladding: str, starts: list[PhysicsStart], residual_of, f
             kept, other = pick_stage([s for s in solved if s.start is st])
             f = kept.solution
             corrected = kept.stage == "corrected"
-            phys = physical(cladding, f.x, st.held, wl0_um, corrected, near, is_tuned(design))
+            vec, jvec, q, jq = physical(cladding, f.x, st.held, wl0_um, corrected, near, is_tuned(design))
             p = dict(design)
-            p.update({n: float(v) for n, v in zip(FIT_PARAMS, phys["vec"], strict=True)})
+            p.update({n: float(v) for n, v in zip(FIT_PARAMS, vec, strict=True)})
             if st.symmetric:
                 p["gap_drop"] = None
             out.append(PhysicalSolution(
                 start=st, stage=kept.stage, x=f.x, cov=fitting.covariance(f.jac_data, f.jac_prior, 1.0), p=p,
-                vec=phys["vec"], jvec=phys["jvec"], q=phys["q"], jq=phys["jq"], cost=f.cost,
+                vec=vec, jvec=jvec, q=q, jq=jq, cost=f.cost,
                 other_cost=other.solution.cost, ok=f.ok, steps=f.steps, pulls=pulls(f.x, priors),
                 other_pulls=pulls(other.solution.x, priors), chi2_data=f.chi2_data))
     return out

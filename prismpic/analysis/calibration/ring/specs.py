@@ -139,7 +139,7 @@ def _start(kind, regime, design_p, priors, targets, sig, wl_um) -> PhysicsStart:
                                                       targets["extinction_db"], math.nan if targets.get("drop_loss_db")
                                                       is None else targets["drop_loss_db"]]), eta, wl_um)
     placed = place_geometry(design_p, priors, wl_um, targets["fsr_nm"] / NM_PER_UM, 0.0, resonance=known)
-    p = dict(placed["p"])
+    p = dict(placed.p)
     p["gap"] = gap_for_kappa2(p, wl_um, 1 - min(t1 / eta, 0.9999) ** 2)
     if kind == "add_drop":
         p["gap_drop"] = p["gap"] if symmetric else gap_for_kappa2(p, wl_um, 1 - min(t2 / eta, 0.9999) ** 2)
@@ -165,7 +165,7 @@ def _index_start(regime, symmetric, known, kind, design_p, priors, targets, sig,
     if known:
         whiten[0, 0] = targets["fsr_nm"] / (math.tau * sig["resonance_nm"])
     placed = place_geometry(design_p, priors, wl_um, targets["fsr_nm"] / NM_PER_UM, 0.0, resonance=known)
-    return _start_record(dict(placed["p"]), priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
+    return _start_record(dict(placed.p), priors, placed, wl_um, regime, symmetric, known, kind, line, whiten)
 
 
 def _errors(q: dict, targets: dict, sig: dict) -> dict[str, tuple[float, float]]:

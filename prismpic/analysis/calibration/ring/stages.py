@@ -146,7 +146,7 @@ def physics_start(plan: SpectrumPlan, line: LineFit, sp: SpectrumData) -> Physic
     v, lam, kind = line.values, sp.lam_um, plan.kind
     symmetric = line.setup.symmetric
     placed = place_geometry(plan.design, plan.priors, lam, -math.tau * sp.h_um / v["theta1"], v["theta0"])
-    p = dict(placed["p"])
+    p = dict(placed.p)
     p["gap"] = gap_for_kappa2(p, lam, math.exp(v["lk1"]) / sp.eta**2)  # κ² = η²·sin²Φ
     if kind == "add_drop":
         p["gap_drop"] = p["gap"] if symmetric else gap_for_kappa2(p, lam, math.exp(v["lk2"]) / sp.eta**2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -125,12 +126,24 @@ def ring_indices(p: dict, wl_um: float) -> tuple[float, float]:
     return float(f[0]) / float(p["radius"]), float(f[1]) / float(p["radius"])
 
 
+@dataclass(frozen=True)
+class Placement:
+    """A geometry placed on a resonance and an FSR: the ring parameters ``p``, the largest |Δ|/σ of the process
+    parameters from their priors (``pull``), the mode order m, the products (n_eff·R, n_g·R) (µm) needed at the
+    wavelength, and the resonance phase θ0 placed."""
+
+    p: dict
+    pull: float
+    m: int
+    products: tuple[float, float]
+    theta0: float
+
+
 def place_geometry(p: dict, priors: dict[str, Prior], wl_um: float, fsr_um: float, theta0: float = 0.0,
-                   resonance: bool = True) -> dict:
+                   resonance: bool = True) -> Placement:
     """The geometry nearest its priors with a resonance at ``wl_um`` (its phase θ0 from it) and the FSR ``fsr_um``.
 
-    Returns {"p": ring parameters, "pull": largest |Δ|/σ, "m": mode order, "products": (n_eff·R, n_g·R) (µm)
-    needed at wl_um, "theta0": θ0}. Minimum-norm Gauss–Newton steps in z = (x − μ)/σ solve n_eff·R = (m + θ0/2π)·λ/(2π) and
+    Minimum-norm Gauss–Newton steps in z = (x − μ)/σ solve n_eff·R = (m + θ0/2π)·λ/(2π) and
     n_g·R = λ²/(2π·FSR); of the orders m0, m0 ± 1 the one with the smallest pull is kept. Without a known
     ``resonance`` only the FSR condition is solved (the order is the one nearest the geometry found).
     """
@@ -175,7 +188,7 @@ def place_geometry(p: dict, priors: dict[str, Prior], wl_um: float, fsr_um: floa
         target = np.array([(m + theta0 / math.tau) * wl_um / math.tau, ng_r])
     q = dict(p)
     q.update({k: float(v) for k, v in zip(PLACED, x, strict=True)})
-    return {"p": q, "pull": pull, "m": m, "products": (float(target[0]), float(target[1])), "theta0": theta0}
+    return Placement(p=q, pull=pull, m=int(m), products=(float(target[0]), float(target[1])), theta0=theta0)
 
 
 def concrete_ridge(p: dict) -> RidgeStack:
