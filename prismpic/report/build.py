@@ -452,6 +452,20 @@ def selected_sections(names: Sequence[str] | None = None) -> list[str]:
     return [name for name in order if name in wanted]
 
 
+def release_compiled_programs() -> None:
+    """Drop JAX's compiled programs held in memory, when its persistent compilation cache is on (the CLI's
+    default): the next section reloads from disk what it shares with the last. Between the report's sections
+    this lowers the default report's peak from 2.07 to 1.37 GB for 5 more CPU-seconds (64 → 69, warm cache,
+    measured session 25); without the disk cache the reload would be a full compile, so nothing is dropped."""
+    import gc
+
+    import jax
+
+    if jax.config.jax_compilation_cache_dir:
+        jax.clear_caches()
+        gc.collect()
+
+
 def write_report(
     out_dir: str | Path = "prismpic-report",
     params: dict | None = None,
@@ -498,6 +512,7 @@ def write_report(
             t0 = time.perf_counter()
             report[name] = section(ctx)
             report["timings_s"][name] = round(time.perf_counter() - t0, 3)
+            release_compiled_programs()
         if progress:
             progress("writing", len(chosen), len(chosen))
         report["platform_preset"]["not_followed"] = dict(ctx.off_preset)
