@@ -198,6 +198,9 @@ def test_textbook_spectra_are_fitted_within_the_acceptance(case):
         assert res.nuisance["ripple_period_nm"].value == pytest.approx(0.25, rel=0.01)
         amp = math.hypot(res.nuisance["ripple_cos_db"].value, res.nuisance["ripple_sin_db"].value)
         assert amp == pytest.approx(inst["ripple_db"], rel=0.1)
+    # the baseline, reported per nm as the parameter file holds it (the fit works in µm): the sweep's own tilt
+    tilts = [fp.value for n, fp in res.nuisance.items() if n.endswith("c1_db_per_nm")]
+    assert tilts and all(t == pytest.approx(inst.get("tilt_db_per_nm", 0.04), abs=2e-3) for t in tilts), tilts
     assert res.fit["converged"] and res.fit["chi2_reduced"] < cal.CHI2_MAX
     if inst.get("noise", 0.002) <= 5e-4:
         # the check carries the line shape's slopes, and they are the textbook's: κ1², loss and n_g constant
