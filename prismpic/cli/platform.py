@@ -1,4 +1,5 @@
-"""The ``mode`` and ``tables`` commands: the ridge's modes and the dispersion tables behind them."""
+"""The ``mode``, ``loss`` and ``tables`` commands: the ridge's modes, a ring's loss by cause and the dispersion tables
+behind them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.table import Table
 
 from prismpic.cli.common import app, check_out_dir, check_out_file, cli_errors, console, progress_bar, say
 from prismpic.pdk.platforms import platform_names
-from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
+from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, RING_RADIUS, SIDEWALL_ANGLE_DEG
 
 
 def mode_geometry(platform: str | None, **given) -> dict:
@@ -76,6 +77,50 @@ def mode(
         table.add_row("n_eff (solver)", *(f"{v['neff']:.5f}" for v in vals))
         table.add_row("n_g (solver)", *(f"{v['ng']:.5f}" for v in vals))
     console.print(table)
+
+
+@app.command()
+@cli_errors
+def loss(
+    wl: Annotated[float, typer.Option(help="wavelength (µm)")] = 1.55,
+    radius: Annotated[float, typer.Option(help="ring radius (µm)")] = RING_RADIUS,
+    width: Annotated[float, typer.Option(help="ridge top width, as drawn (µm)")] = RIDGE_WIDTH,
+    sigma_nm: Annotated[float | None, typer.Option(help="RMS sidewall roughness (nm; default: calibrated to the "
+                                                        "foundry rib, pdk/scattering.py)")] = None,
+    correlation_nm: Annotated[float, typer.Option(help="roughness correlation length (nm)")] = 50.0,
+    platform: Annotated[str | None, typer.Option("--platform", help=f"stack preset ({', '.join(platform_names())})")]
+    = None,
+):
+    """Print the ring's loss by cause from physics (absorption, sidewall scattering, bend radiation, the tuning
+    electrodes' gold) with its intrinsic Q, and the same over the process's roughness corners."""
+    from prismpic.components.loss_budget import budget_over_roughness, ring_loss_budget
+    from prismpic.components.ring_design import RingDesign
+    from prismpic.pdk import scattering
+    from prismpic.pdk.platforms import get_platform
+    from prismpic.pdk.ridge_stack import RidgeStack
+
+    rough = None if sigma_nm is None else scattering.Roughness(sigma_nm=sigma_nm, correlation_nm=correlation_nm)
+    preset = get_platform(platform or "prismpic", "--platform").settings()
+    ridge = RidgeStack.from_params({**preset, "width": width})
+    ring = RingDesign(radius=radius, electrode_height=preset["electrode_height"], ridge=ridge)
+    budget = ring_loss_budget(ring, wl, rough)
+    title = (f"ring R = {radius:g} µm, ridge {width:g} µm, film {ridge.film_thickness:g} µm, etch "
+             f"{ridge.etch_depth:g} µm, wall {ridge.sidewall_angle_deg:g}°, {ridge.cladding}, λ = {wl:g} µm; "
+             f"roughness σ {budget.roughness.sigma_nm:.2f} nm, L_c {budget.roughness.correlation_nm:g} nm")
+    console.print(title)
+    table = Table("cause", "dB/cm")
+    for name, key in (("LN absorption", "absorption_db_per_cm"), ("sidewall scattering", "scattering_db_per_cm"),
+                      ("bend radiation", "bend_db_per_cm"), ("electrode gold", "metal_db_per_cm"),
+                      ("total", "total_db_per_cm")):
+        table.add_row(name, f"{budget.as_dict()[key]:.4g}")
+    table.add_row("intrinsic Q", f"{budget.q_intrinsic:.4g}")
+    console.print(table)
+    corners = Table("roughness corner", "σ (nm)", "L_c (nm)", "scattering (dB/cm)", "total (dB/cm)", "Q_i",
+                    title="over the process's roughness (pdk/scattering.py: roughness_spread)")
+    for name, b in budget_over_roughness(budget, ring, wl).items():
+        corners.add_row(name, f"{b.roughness.sigma_nm:.2f}", f"{b.roughness.correlation_nm:g}",
+                        f"{b.scattering_db_per_cm:.4g}", f"{b.total_db_per_cm:.4g}", f"{b.q_intrinsic:.4g}")
+    console.print(corners)
 
 
 DEFAULT_TABLES_DIR = Path("prismpic-tables")

@@ -58,7 +58,9 @@ def check_ring_physics(ring: RingDesign, voltage_v=0.0, delta_t_k=0.0) -> RingDe
     ridge = ring.ridge
     check_film(ridge.film_thickness, ridge.etch_depth)
     check_choice("cladding", ridge.cladding, CLADDINGS)
-    loss_db_per_cm = check_range("loss_db_per_cm", ring.loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    loss_db_per_cm = ring.loss_db_per_cm
+    if loss_db_per_cm is not None:  # None: from physics
+        loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
     coupler_loss_db = check_range("coupler_loss_db", ring.coupler_loss_db, 0.0, 10.0, unit="dB")
     v = RULES.max_electrode_voltage_v
     check_range("voltage_v", voltage_v, -v, v, unit="V")

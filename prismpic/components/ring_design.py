@@ -3,7 +3,8 @@
 The ring cells and models keep keyword arguments (gdsfactory's and SAX's convention) and build a ``RingDesign``
 once (``from_params``); ``ring_physics``, the bank, the crosstalk and the calibration pass it on. A JAX pytree:
 its numbers are leaves (traced, differentiated, vmapped over radius in a bank); ``gap_drop`` and
-``electrode_height`` may be None (then static: an all-pass ring, tuning plates on the slab).
+``electrode_height`` and ``loss_db_per_cm`` may be None (then static: an all-pass ring, tuning plates on the slab,
+loss from physics).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class RingDesign:
         electrode_gap: floating inner disk to tuning plate at the couplers (µm).
         electrode_coverage: fraction of the circumference under the two plates.
         electrode_height: None (plates on the slab) or their height above the film (µm, on the SiO2 cladding).
-        loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend radiation is added.
+        loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend radiation is added. None: from physics
+            (absorption and sidewall scattering at the default roughness, ``ring_physics.propagation_loss_db_per_cm``).
         coupler_loss_db: excess loss per coupler pass (dB).
         dneff, dng: effective- and group-index corrections of a calibrated ring (``ring_physics.index_correction``;
             0 for a designed ring).
@@ -51,7 +53,7 @@ class RingDesign:
     electrode_gap: float = ELECTRODE_GAP
     electrode_coverage: float = ELECTRODE_COVERAGE
     electrode_height: float | None = None
-    loss_db_per_cm: float = LOSS_DB_PER_CM
+    loss_db_per_cm: float | None = LOSS_DB_PER_CM
     coupler_loss_db: float = 0.0
     dneff: float = 0.0
     dng: float = 0.0

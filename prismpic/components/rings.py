@@ -281,7 +281,7 @@ def ring_add_drop_model(
     electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     coupler_loss_db: FloatLike = 0.0,
     voltage_v: FloatLike = 0.0,
     delta_t_k: FloatLike = 0.0,
@@ -298,7 +298,8 @@ def ring_add_drop_model(
             electrode_width, electrode_height: geometry, as ``ring_add_drop``.
         film_thickness: LN film thickness (µm).
         etch_depth: ridge etch depth (µm).
-        loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend loss is added.
+        loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend loss is added. None: from physics
+            (absorption and sidewall scattering, ``ring_physics.propagation_loss_db_per_cm``).
         coupler_loss_db: excess loss per coupler pass (dB).
         voltage_v: V(e2) − V(e1) (V).
         delta_t_k: temperature change (K).
@@ -350,7 +351,7 @@ def ring_all_pass_model(
     electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     coupler_loss_db: FloatLike = 0.0,
     voltage_v: FloatLike = 0.0,
     delta_t_k: FloatLike = 0.0,
@@ -518,7 +519,7 @@ DEVICES = {
         ring_add_drop,
         ring_add_drop_model,
         extremes=(
-            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5},
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5, "loss_db_per_cm": None},
             {"radius": 100.0, "gap": 1.0, "width": 2.0, "electrode_gap": 9.0, "electrode_coverage": 1.0,
              "electrode_height": 2.0},
             {"width": 0.8, "bus_length": 200.0, "electrode_coverage": 0.1, "electrode_width": 2.0,
@@ -536,7 +537,7 @@ DEVICES = {
         ring_all_pass,
         ring_all_pass_model,
         extremes=(
-            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5},
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5, "loss_db_per_cm": None},
             {"radius": 100.0, "gap": 1.5, "width": 2.0, "electrode_gap": 10.0, "electrode_coverage": 1.0,
              "electrode_height": 1.0, "loss_db_per_cm": 0.0, "voltage_v": -200.0},
         ),

@@ -131,6 +131,25 @@ def n_gsst(wl, crystalline_fraction=0.0):
     return jnp.sqrt(eps) * jnp.ones_like(jnp.asarray(wl, dtype=float))
 
 
+# Evaporated gold, Drude fit of Olmon et al., Phys. Rev. B 86, 235147 (2012): ħω_p = 8.45 eV, τ = 14 ± 3 fs,
+# fitted over 0.05–4.14 eV; used 1.2–5 µm, below the interband edge (≈ 2.4 eV, 0.5 µm) it leaves out.
+AU_SOURCE = Source("Olmon et al., Phys. Rev. B 86, 235147 (2012), evaporated Au, Drude fit", 1.2, 5.0)
+AU_PLASMA_EV = 8.45
+AU_RELAXATION_FS = 14.0
+AU_RELAXATION_FS_RANGE = (11.0, 17.0)
+_HBAR_EV_FS = 0.6582119569  # ħ in eV·fs
+_HC_EV_UM = 1.239841984  # hc in eV·µm
+
+
+def eps_au(wl, relaxation_fs=AU_RELAXATION_FS):
+    """Complex relative permittivity of gold, ε = 1 − ω_p²/(ω(ω + i/τ)) (Im ε > 0: absorbing)."""
+    _checked("eps_au", AU_SOURCE, wl)
+    check_range("relaxation_fs", relaxation_fs, 1.0, 100.0, unit="fs")
+    energy = _HC_EV_UM / jnp.asarray(wl, dtype=float)
+    damping = _HBAR_EV_FS / jnp.asarray(relaxation_fs, dtype=float)
+    return 1.0 - AU_PLASMA_EV**2 / (energy * (energy + 1j * damping))
+
+
 # Electro-optic and thermo-optic coefficients of congruent LN near 1.55 µm.
 R33_PM_PER_V = 30.9  # † standard bulk value (clamped, high frequency)
 R13_PM_PER_V = 9.6  # † standard bulk value

@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from scipy.optimize import brentq
 
 from prismpic.checks import check_choice, check_range
+from prismpic.pdk import materials
 from prismpic.pdk.ridge_geometry import Mesh, Ridge, axis_nodes
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, RIDGE_WIDTH, SIDEWALL_ANGLE_DEG
 from prismpic.pdk.yee_operators import cell_average, diff_ops, eigs_near, ln_fraction
@@ -138,13 +139,27 @@ def _grid(ridge: Ridge, mesh: Mesh, bend: bool, symmetry: str | None):
     segs = [(a, b, mesh.cells(b - a)) for a, b, _ in half]
     x_hi = x_out + mesh.pad_x + mesh.pml
     x_lo = 0.0 if symmetry is not None else (-(x_out + mesh.pad_x) if bend else -x_hi)  # a bend radiates outwards
-    xn = axis_nodes(x_lo, x_hi, segs, mesh.step, mesh.step_max, mesh.growth)
     t, sl = ridge.film_thickness, ridge.slab
     ysegs = [(a, b, mesh.cells(b - a)) for a, b in ((-m, 0.0), (0.0, sl), (sl, t), (t, t + m)) if b > a + 1e-12]
+    if ridge.metal:  # gold's faces on grid lines: a cell straddling gold and oxide averages ε = −110 with 2
+        segs = _with_breaks(segs, [e for r in ridge.metal for e in r[:2]], x_lo, x_hi - mesh.pml, mesh)
+        ysegs = _with_breaks(ysegs, [e for r in ridge.metal for e in r[2:]], -mesh.pad_below, t + mesh.pad_above,
+                             mesh)
+    xn = axis_nodes(x_lo, x_hi, segs, mesh.step, mesh.step_max, mesh.growth)
     yn = axis_nodes(-mesh.pad_below, t + mesh.pad_above, ysegs, mesh.step, mesh.step_max, mesh.growth)
     pml_hi = x_hi - mesh.pml if mesh.pml > 0 else math.inf
     pml_lo = x_lo + mesh.pml if (mesh.pml > 0 and symmetry is None and not bend) else -math.inf
     return xn, yn, pml_lo, pml_hi
+
+
+def _with_breaks(segs, breaks, lo: float, hi: float, mesh: Mesh) -> list:
+    """Core segments (a, b, cells) re-split at the ``breaks`` inside (lo, hi), the core extended to reach them."""
+    pts = {a for a, _, _ in segs} | {segs[-1][1]}
+    for b in breaks:
+        if lo < b < hi and min(abs(b - p) for p in pts) > 0.25 * mesh.step:
+            pts.add(b)
+    pts = sorted(pts)
+    return [(a, b, mesh.cells(b - a)) for a, b in zip(pts[:-1], pts[1:], strict=True)]
 
 
 def solve_modes(
@@ -164,6 +179,8 @@ def solve_modes(
     extra: int | None = None,
     decouple_tm: bool = False,
     ncv: int | None = None,
+    metal: tuple = (),
+    gold_relaxation_fs: float = materials.AU_RELAXATION_FS,
 ) -> list[Mode]:
     """Eigenmodes of a TFLN ridge (or ridge pair), highest Re n_eff first.
 
@@ -185,6 +202,8 @@ def solve_modes(
         decouple_tm: see ``Ridge``.
         ncv: Arnoldi vectors (None: ARPACK's default, max(2k + 1, 20)); a few suffice for one mode just below
             ``neff_guess``.
+        metal, gold_relaxation_fs: gold rectangles in the cross-section and the gold's Drude relaxation time (fs; see
+            ``Ridge``); their absorption is 2 k0 Im n_eff.
 
     Returns:
         list of ``Mode``.
@@ -193,7 +212,8 @@ def solve_modes(
     shift-invert eigen-solve, filtering of radiation and PML modes) share the grid arrays; each is marked.
     """
     _validate(wl, radius)
-    ridge = Ridge(width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis, gap, decouple_tm)
+    ridge = Ridge(width, film_thickness, etch_depth, sidewall_angle_deg, cladding, crystal_axis, gap, decouple_tm,
+                  metal, gold_relaxation_fs)
     mesh = mesh or Mesh()
     bend = math.isfinite(radius)
     if bend and gap is not None:

@@ -48,6 +48,10 @@ class Ridge:
             crystal_axis "z" this lowers TM0 by ~0.05 and keeps a bend from mixing it
             with TE0, while TE0 (E mostly horizontal) barely changes; used for the bend
             shift of the tables (see ``bend_shift``). No effect for crystal_axis "y".
+        metal: gold rectangles (x0, x1, y0, y1) in the cross-section (µm; y from the film's bottom), e.g.
+            electrodes, with ``materials.eps_au``; () for none (``pdk.metal_absorption``; the mesh must come
+            close to the ≈ 23 nm skin depth).
+        gold_relaxation_fs: the gold's Drude relaxation time (fs).
     """
 
     width: float = RIDGE_WIDTH
@@ -58,6 +62,8 @@ class Ridge:
     crystal_axis: str = "z"
     gap: float | None = None
     decouple_tm: bool = False
+    metal: tuple = ()
+    gold_relaxation_fs: float = materials.AU_RELAXATION_FS
 
     def __post_init__(self):
         check_positive("width", self.width, unit="µm")
@@ -124,7 +130,12 @@ class Ridge:
         ln, box, clad = self.eps_tensor(wl)
         x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
         out = np.where(y < 0.0, box, clad)
-        return np.where(self.in_ln(x, y), ln[comp], out)
+        out = np.where(self.in_ln(x, y), ln[comp], out)
+        # the solver's fields go as exp(j(ωt − βz)): an absorbing ε has Im ε < 0 there (eps_au is exp(−iωt))
+        gold = np.conj(complex(materials.eps_au(wl, self.gold_relaxation_fs)))
+        for x0, x1, y0, y1 in self.metal:
+            out = np.where((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1), gold, out)
+        return out
 
 
 # ----------------------------------------------------------------------------- grid

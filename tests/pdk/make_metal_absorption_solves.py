@@ -1,0 +1,87 @@
+"""Reference solves of electrode absorption for ``test_metal_absorption.py``: the full-vector mode solver with the
+gold electrodes drawn in the cross-section (``modesolver.solve_modes(metal=…)``), an independent check of the
+effective-index reduction in ``prismpic.pdk.metal_absorption``.
+
+Each case is solved on uniform meshes of 20, 14 and 10 nm (the gold skin depth is ≈ 23 nm); the loss 2 k0 Im n_eff in
+dB/cm of each is stored, with the finest taken as the reference and the spread of the three as its error; and at
+20 nm with gold's relaxation time at the ends of its spread. The search starts from this file's own bare-rib solve.
+Run: ``python tests/pdk/make_metal_absorption_solves.py`` (a few minutes on one core); writes
+``tests/pdk/data/metal_absorption_solves.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+OUT = Path(__file__).with_name("data") / "metal_absorption_solves.json"
+WL = 1.55
+STEPS = (0.02, 0.014, 0.01)
+RELAXATION_SPREAD_FS = (11.0, 17.0)  # gold's Drude τ spread (Olmon et al. 2012), solved at the coarsest step
+METAL_THICKNESS = 0.8
+# the default ridge with electrodes on the slab, their edges this far from the ridge's top edges (µm), and the
+# 400 nm foundry rib with electrodes 0.3 µm above the film, 0.3 µm beside it
+CASES = (
+    {"name": "slab, 1.0 µm", "width": 1.4, "film": 0.6, "etch": 0.35, "angle": 76.5, "distance": 1.0, "height": None},
+    {"name": "slab, 1.3 µm", "width": 1.4, "film": 0.6, "etch": 0.35, "angle": 76.5, "distance": 1.3, "height": None},
+    {"name": "cladding, 0.3 µm up, 0.3 µm beside", "width": 1.0, "film": 0.4, "etch": 0.2, "angle": 76.5,
+     "distance": 0.3, "height": 0.3},
+)
+
+
+# docs/published_checks.md row 6: the air-clad Kerr-comb ring of Wang et al., Nat. Commun. 10, 978 (2019), gold on the
+# slab 1.0–1.5 µm from both walls, both crystal axes of the turn, walls 60° and 90°; at the coarsest step only
+PUBLISHED = tuple({"name": f"wang2019 {angle:g}° {d:g} µm {axis}", "width": 1.3, "film": 0.6, "etch": 0.35,
+                   "angle": angle, "distance": d, "height": None, "cladding": "air", "axis": axis, "wl": 1.556}
+                  for angle in (60.0, 90.0) for d in (1.0, 1.5) for axis in ("z", "y"))
+
+
+def metal_rectangles(case: dict, far: float) -> tuple:
+    """The two electrodes (x0, x1, y0, y1), mirror images about the ridge centre."""
+    x0 = 0.5 * case["width"] + case["distance"]
+    y0 = case["film"] - case["etch"] if case["height"] is None else case["film"] + case["height"]
+    y1 = y0 + METAL_THICKNESS
+    return ((x0, far, y0, y1), (-far, -x0, y0, y1))
+
+
+def solve_case(case: dict, step: float, relaxation_fs: float = 14.0) -> float:
+    """Loss (dB/cm) of the TE0 mode with the electrodes, on a uniform mesh of ``step`` µm."""
+    from prismpic.pdk.modesolver import solve_modes
+    from prismpic.pdk.ridge_geometry import Mesh
+
+    pad_x = case["distance"] + 2.5
+    mesh = Mesh(step=step, step_max=step, core_margin=0.3, pad_x=pad_x, pad_below=1.5, pad_above=1.6, pml=0.8)
+    wl = case.get("wl", WL)
+    geometry = dict(wl=wl, width=case["width"], film_thickness=case["film"], etch_depth=case["etch"],
+                    sidewall_angle_deg=case["angle"], cladding=case.get("cladding", "sio2"),
+                    crystal_axis=case.get("axis", "z"), symmetry="pec", mesh=mesh)
+    bare = solve_modes(**geometry, num_modes=1)[0].neff.real
+    # gold on LN also guides surface plasmons above the ridge mode's index: take the TE mode next to the bare one
+    modes = solve_modes(**geometry, num_modes=4, neff_guess=bare + 0.002, metal=metal_rectangles(case, 50.0),
+                        gold_relaxation_fs=relaxation_fs)
+    te = [m for m in modes if m.te_fraction > 0.8]
+    mode = min(te, key=lambda m: abs(m.neff.real - bare))
+    return 10 / math.log(10) * 1e4 * 2 * (2 * math.pi / wl) * mode.neff.imag
+
+
+def main() -> None:
+    rows = []
+    for case in CASES:
+        start = time.process_time()
+        losses = [solve_case(case, h) for h in STEPS]
+        spread = {str(tau): solve_case(case, STEPS[0], tau) for tau in RELAXATION_SPREAD_FS}
+        rows.append({**case, "steps_um": list(STEPS), "loss_db_per_cm": losses,
+                     "loss_by_relaxation_fs": spread, "cpu_s": round(time.process_time() - start, 1)})
+        print(case["name"], losses, rows[-1]["cpu_s"], "CPU-s")
+    published = [{**case, "loss_db_per_cm": solve_case(case, STEPS[0])} for case in PUBLISHED]
+    OUT.write_text(json.dumps({"wl_um": WL, "metal_thickness_um": METAL_THICKNESS, "cases": rows,
+                               "published": published}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
