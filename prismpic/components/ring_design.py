@@ -40,7 +40,7 @@ class RingDesign:
         electrode_coverage: fraction of the circumference under the two plates.
         electrode_height: None (plates on the slab) or their height above the film (µm, on the SiO2 cladding).
         loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend radiation is added. None: from physics
-            (absorption and sidewall scattering at the default roughness, ``ring_physics.propagation_loss_db_per_cm``).
+            (absorption and sidewall scattering at the default roughness, ``scattering.propagation_loss_db_per_cm``).
         coupler_loss_db: excess loss per coupler pass (dB).
         dneff, dng: effective- and group-index corrections of a calibrated ring (``ring_physics.index_correction``;
             0 for a designed ring).

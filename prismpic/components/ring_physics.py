@@ -113,25 +113,12 @@ def index_correction(wl, dneff=0.0, dng=0.0):
     return dneff + (dneff - dng) * (wl - INDEX_CORRECTION_WL_UM) / INDEX_CORRECTION_WL_UM
 
 
-def propagation_loss_db_per_cm(wl, ridge: RidgeStack = DEFAULT_RIDGE, loss_db_per_cm=LOSS_DB_PER_CM,
-                               crystal_axis: str = "ring"):
-    """Straight-guide loss (dB/cm): ``loss_db_per_cm`` as typed, or None for physics (``pdk.scattering``: LN
-    absorption plus sidewall scattering at the default process roughness; around a ring, ``crystal_axis`` "ring",
-    averaged over the turn; "z" or "y" for a straight). Electrode absorption is not in it
-    (``components.loss_budget``)."""
-    if loss_db_per_cm is not None:
-        return loss_db_per_cm
-    if crystal_axis == "ring":
-        return scattering.MATERIAL_ABSORPTION_DB_PER_CM + scattering.ring_scattering_db_per_cm(wl, ridge)
-    return scattering.straight_loss_db_per_cm(wl, ridge, None, crystal_axis)
-
-
 def round_trip_loss_db(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE,
                        loss_db_per_cm=LOSS_DB_PER_CM):
     """Propagation plus bend radiation loss (dB) of one round trip, couplers excluded; ``loss_db_per_cm`` None:
-    the propagation loss from physics (``propagation_loss_db_per_cm``)."""
+    the propagation loss from physics (``scattering.propagation_loss_db_per_cm``)."""
     bend = dispersion.bend_loss_db_per_cm(wl, radius, ridge)
-    return (propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) + bend) * 2 * jnp.pi * radius * 1e-4
+    return (scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm, "ring") + bend) * 2 * jnp.pi * radius * 1e-4
 
 
 def thermo_optic_dneff_dt(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT_RIDGE):
@@ -268,7 +255,7 @@ def bus_transmission(wl, length, ridge: RidgeStack = DEFAULT_RIDGE, loss_db_per_
     """Field transmission of a straight bus of ``length`` µm along crystal y (the same as ``straight_model``);
     ``loss_db_per_cm`` None: from physics."""
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
-    loss = propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm, "z")
+    loss = scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm)
     return db_to_amplitude(loss * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
 
 

@@ -299,7 +299,7 @@ def ring_add_drop_model(
         film_thickness: LN film thickness (µm).
         etch_depth: ridge etch depth (µm).
         loss_db_per_cm: propagation loss of ring and buses (dB/cm); bend loss is added. None: from physics
-            (absorption and sidewall scattering, ``ring_physics.propagation_loss_db_per_cm``).
+            (absorption and sidewall scattering, ``scattering.propagation_loss_db_per_cm``).
         coupler_loss_db: excess loss per coupler pass (dB).
         voltage_v: V(e2) − V(e1) (V).
         delta_t_k: temperature change (K).

@@ -27,7 +27,7 @@ from prismpic.components.model_signature import Cladding, FloatArrayLike, FloatL
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion
+from prismpic.pdk import dispersion, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, default_radius, get_cross_section, ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -69,13 +69,15 @@ def path_response(wl, ds, radius, direction, ridge: RidgeStack, loss_db_per_cm):
         radius: local radius of curvature (µm) at each node (``jnp.inf`` straight).
         direction: local direction φ from crystal y (rad) at each node.
         ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
-        loss_db_per_cm: propagation loss (dB/cm); the bend radiation loss at the local radius is added.
+        loss_db_per_cm: propagation loss (dB/cm), or None for physics (``scattering.propagation_loss_db_per_cm``);
+            the bend radiation loss at the local radius is added.
     """
     wl = jnp.asarray(wl, dtype=float)
     n = neff_along(wl[..., None], ridge, radius, direction)
     phase = 2 * jnp.pi / wl * jnp.sum(n * ds, axis=-1)
     bend_db_per_cm = dispersion.bend_loss_db_per_cm(wl[..., None], radius, ridge)
-    loss_db = jnp.sum((loss_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
+    straight_db_per_cm = scattering.propagation_loss_db_per_cm(wl[..., None], ridge, loss_db_per_cm, direction)
+    loss_db = jnp.sum((straight_db_per_cm + bend_db_per_cm) * ds, axis=-1) * 1e-4
     return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
 
@@ -91,11 +93,13 @@ def check_waveguide_params(ridge: RidgeStack, loss_db_per_cm):
 
     Args:
         ridge: the ridge and its stack (``RidgeStack``).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm); None: from physics (returned as None).
     """
     check_range("width", ridge.width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_film(ridge.film_thickness, ridge.etch_depth)
     check_choice("cladding", ridge.cladding, CLADDINGS)
+    if loss_db_per_cm is None:  # from physics
+        return None
     # returned: NaN where a traced loss is out of range (the jit contract of prismpic.checks: no gain)
     return check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
 
@@ -144,7 +148,7 @@ def straight_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -154,7 +158,8 @@ def straight_model(
         wl: wavelength (µm), scalar or array.
         length, width, cross_section: as the cell (µm; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics (absorption and sidewall scattering,
+            ``scattering.propagation_loss_db_per_cm``); bend radiation loss is added at the local radius.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
 
     Example: 1 cm at 0.2 dB/cm loses 0.2 dB:
@@ -171,7 +176,8 @@ def straight_model(
     loss_db_per_cm = check_waveguide_params(ridge, loss_db_per_cm)
     wl = jnp.asarray(wl, dtype=float)
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
-    t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+    loss = scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm)
+    t = db_to_amplitude(loss * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
     return _two_port(t)
 
 
@@ -224,7 +230,7 @@ def bend_circular_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -234,7 +240,8 @@ def bend_circular_model(
         wl: wavelength (µm), scalar or array.
         radius, angle, width, cross_section: as the cell (µm, degrees; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics (absorption and sidewall scattering,
+            ``scattering.propagation_loss_db_per_cm``); bend radiation loss is added at the local radius.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
@@ -325,7 +332,7 @@ def bend_euler_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -335,7 +342,8 @@ def bend_euler_model(
         wl: wavelength (µm), scalar or array.
         radius, angle, p, width, cross_section: as the cell (minimum radius in µm, degrees, Euler fraction).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics (absorption and sidewall scattering,
+            ``scattering.propagation_loss_db_per_cm``); bend radiation loss is added at the local radius.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)
@@ -411,7 +419,7 @@ def taper_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -421,7 +429,7 @@ def taper_model(
         wl: wavelength (µm), scalar or array.
         length, width1, width2, cross_section: as the cell (µm; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics at the mean width.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width2 = width1 if width2 is None else width2
@@ -434,7 +442,8 @@ def taper_model(
     wl = jnp.asarray(wl, dtype=float)
     n = dispersion.neff(wl[..., None], ridge.replace(width=width1 + (width2 - width1) * u), jnp.inf, "te", "z")
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
-    t = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
+    loss = scattering.propagation_loss_db_per_cm(wl, ridge.replace(width=0.5 * (width1 + width2)), loss_db_per_cm)
+    t = db_to_amplitude(loss * length * 1e-4) * jnp.exp(1j * phase)
     return _two_port(t)
 
 
@@ -445,7 +454,7 @@ DEVICES = {
         "straight",
         straight,
         straight_model,
-        extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8}),
+        extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8, "loss_db_per_cm": None}),
         grad_params={"length": 10.0, "width": 1.4, "film_thickness": 0.6},
         model_only=MODEL_ONLY,
     ),
@@ -453,7 +462,8 @@ DEVICES = {
         "bend_circular",
         bend_circular,
         bend_circular_model,
-        extremes=({"radius": RULES.min_bend_radius, "angle": 180.0}, {"radius": 500.0, "angle": 1.0}),
+        extremes=({"radius": RULES.min_bend_radius, "angle": 180.0, "loss_db_per_cm": None},
+                  {"radius": 500.0, "angle": 1.0}),
         grad_params={"radius": 20.0, "width": 1.4},
         model_only=MODEL_ONLY,
     ),
@@ -469,7 +479,8 @@ DEVICES = {
         "taper",
         taper,
         taper_model,
-        extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2}, {"length": 500.0, "width1": 2.2, "width2": 1.0}),
+        extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2, "loss_db_per_cm": None},
+                  {"length": 500.0, "width1": 2.2, "width2": 1.0}),
         grad_params={"length": 10.0, "width1": 1.4, "width2": 2.0},
         model_only=MODEL_ONLY,
     ),

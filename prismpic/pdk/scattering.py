@@ -145,6 +145,19 @@ def ring_scattering_db_per_cm(wl, ridge: RidgeStack, roughness: Roughness | None
                   + sidewall_scattering_db_per_cm(wl, ridge, roughness, "y"))
 
 
+def propagation_loss_db_per_cm(wl, ridge: RidgeStack, loss_db_per_cm=None, direction_rad=0.0):
+    """A guide's propagation loss (dB/cm): ``loss_db_per_cm`` as typed, or for None the loss from physics at the
+    default roughness (absorption + sidewall scattering) of a TE field running at ``direction_rad`` from crystal y in
+    the X-cut film (0: field along z; the rates mix as cos², sin², like the index), or around a ring for "ring" (the
+    mean of both axes). Electrode gold is not in it (``components.loss_budget``)."""
+    if loss_db_per_cm is not None:
+        return loss_db_per_cm
+    z = sidewall_scattering_db_per_cm(wl, ridge, None, "z")
+    y = sidewall_scattering_db_per_cm(wl, ridge, None, "y")
+    c2 = 0.5 if isinstance(direction_rad, str) and direction_rad == "ring" else jnp.cos(direction_rad) ** 2
+    return MATERIAL_ABSORPTION_DB_PER_CM + z * c2 + y * (1.0 - c2)
+
+
 def sigma_for_loss_nm(loss_db_per_cm: float, correlation_nm: float = CORRELATION_NM,
                       ridge: RidgeStack = CALIBRATION_RIDGE, wl: float = CALIBRATION_WL) -> float:
     """The RMS roughness (nm) at which ``ridge`` shows ``loss_db_per_cm`` (absorption included), at the given

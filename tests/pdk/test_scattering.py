@@ -101,6 +101,22 @@ def test_ring_model_with_loss_from_physics():
     assert physical["q_intrinsic"] > typed["q_intrinsic"]  # 0.14 dB/cm of scattering is below the typed 0.2
 
 
+def test_straight_and_bend_models_with_loss_from_physics():
+    """``loss_db_per_cm=None`` on the waveguide models: a straight along crystal y (field along z) loses the z-axis
+    rate; a quarter circle mixes the two axes' rates over its turn (cos² and sin² average to ½ over 90°)."""
+    from prismpic.components.waveguides import bend_circular_model, straight_model
+
+    s = straight_model(wl=1.55, length=1e4, loss_db_per_cm=None)
+    lost = -20 * math.log10(abs(complex(s["o1", "o2"])))
+    assert lost == pytest.approx(float(sc.straight_loss_db_per_cm(1.55, DEFAULT, None, "z")), rel=1e-9)
+    radius = 100.0  # bend radiation ≪ scattering here
+    b = bend_circular_model(wl=1.55, radius=radius, angle=90.0, loss_db_per_cm=None)
+    bend = float(ring_physics.dispersion.bend_loss_db_per_cm(1.55, radius, DEFAULT))
+    per_cm = sc.MATERIAL_ABSORPTION_DB_PER_CM + float(sc.ring_scattering_db_per_cm(1.55, DEFAULT)) + bend
+    arc_cm = math.pi / 2 * radius * 1e-4
+    assert -20 * math.log10(abs(complex(b["o1", "o2"]))) == pytest.approx(per_cm * arc_cm, rel=1e-3)
+
+
 @pytest.mark.parametrize(("kwargs", "name"), [({"sigma_nm": 50.0}, "sigma_nm"), ({"sigma_nm": -1.0}, "sigma_nm"),
                                               ({"sigma_nm": 3.0, "correlation_nm": 1.0}, "correlation_nm")])
 def test_roughness_outside_its_range_is_a_clear_error(kwargs, name):

@@ -157,7 +157,7 @@ def _ring_terms(wl, ring: RingDesign, p):
     _, theta_1v = ring_physics.ring_round_trip(wl, ring, p["voltage_v"] + 1.0, p["delta_t_k"])
     _, drop, _ = ring_physics.add_drop_fields(t1, k1, t2, k2, a, theta)
     length = ring_physics.default_bus_length(r, ring.ridge.width) if p["bus_length"] is None else p["bus_length"]
-    bus = ring_physics.db_to_amplitude(ring.loss_db_per_cm * length * 1e-4) ** 2  # |S|² of the bus
+    bus = jnp.abs(ring_physics.bus_transmission(wl, length, ring.ridge, ring.loss_db_per_cm)) ** 2  # |S|² of the bus
     return {"x": t1 * t2 * a, "theta": theta, "drop": bus * jnp.abs(drop) ** 2,
             "ng": ring_physics.ring_ng(wl, r, ring.ridge), "theta_v": theta_1v - theta}
 
