@@ -16,10 +16,10 @@ The rib is reduced to that slab by the effective-index method: the core index is
 film, the cladding index that of the slab left beside the rib (the wall's index step is between the two), both
 in the stack's claddings; the slab's width is the rib's at mid-etch (a sloped wall is wider at its foot). The
 quasi-TE field is normal to the wall, the closed form is for a field along it: the prefactor differs by a factor
-of order (n1/n2)² ≈ 1.2 here, which the calibration of σ absorbs; what the model carries is how the loss moves
-with width, etch, film, cladding, wall angle and wavelength.
+of order (n1/n2)² ≈ 1.3 at the default rib, which the calibration of σ absorbs; what the model carries is how the
+loss moves with width, etch, film, cladding, wall angle and wavelength.
 
-Defaults (``DEFAULT_ROUGHNESS``): the correlation length is assumed (50 nm, range 20–100 nm; no TFLN figure
+Defaults (``default_roughness()``): the correlation length is assumed (50 nm, range 20–100 nm; no TFLN figure
 was read here); σ is calibrated (``calibrated_sigma_nm``) so that the rib of a 400 nm-film foundry stack
 (Luxtelligence LNOI400: 1.0 µm rib, 200 nm etch, 76.5° walls, SiO2, the ``tfln400`` platform) shows that
 PDK's 0.2 dB/cm at 1.55 µm. Its spread (``SIGMA_RANGE_LOSSES``) maps published losses to σ on that rib: the
