@@ -66,11 +66,13 @@ def test_report_in_headless_chromium(report_dir, report, tmp_path):
     driver = _driver()
     try:
         driver.get((report_dir / "report.html").resolve().as_uri())
-        n_plots = len(driver.find_elements(By.CSS_SELECTOR, ".plotly-graph-div"))
-        assert n_plots >= 5, "the ring spectrum, corners, crosstalk, link budget and recall sweeps are interactive"
+        # a 12 MB page on a loaded CI machine: wait until it has parsed and drawn, up to a minute (counting at once
+        # once found 0 plots in a page that has 6)
         WebDriverWait(driver, 60).until(lambda d: d.execute_script(
             "return document.readyState === 'complete' && [...document.querySelectorAll('.plotly-graph-div')]"
             ".every(p => p.querySelector('.plot-container .main-svg'))"))
+        n_plots = len(driver.find_elements(By.CSS_SELECTOR, ".plotly-graph-div"))
+        assert n_plots >= 5, "the ring spectrum, corners, crosstalk, link budget and recall sweeps are interactive"
         images = driver.execute_script(
             "return [...document.images].map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])")
         assert len(images) >= 3 and all(done and w > 0 and h > 0 for _, done, w, h in images), images
