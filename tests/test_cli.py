@@ -50,17 +50,6 @@ def test_mode_prints_indices():
     assert res.exit_code == 2
 
 
-def test_loss_prints_the_budget_and_rejects_a_rough_wall_in_one_line():
-    res = runner.invoke(app, ["loss", "--sigma-nm", "3", "--correlation-nm", "40"])
-    assert res.exit_code == 0
-    for cause in ("sidewall scattering", "bend radiation", "electrode gold", "intrinsic Q", "roughest"):
-        assert cause in res.output
-    for args, name in ((["--sigma-nm", "50"], "sigma_nm"), (["--sigma-nm", "3", "--correlation-nm", "1"],
-                                                             "correlation_nm")):
-        res = runner.invoke(app, ["loss", *args])
-        assert res.exit_code == 2 and name in res.output and len(res.output.strip().splitlines()) == 1
-
-
 def test_report_schema(report_dir):
     """report.json carries the documented sections and keys (README: report schema)."""
     out = report_dir

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy.optimize import newton
 
+from prismpic import user_cache
 from prismpic.components import loss_budget
 from prismpic.components.ring_design import DEFAULT as RING
 from prismpic.pdk import materials
@@ -51,7 +52,9 @@ def test_solver_gold_matches_the_layered_slab_root_under_a_wide_rib():
     edges = [-1.0, 0.0, 0.6, 1.0, 1.8]  # layer j spans edges[j]..edges[j + 1]; the outer two are half-spaces
     eps = [box**2, core**2, box**2, gold, box**2]
     exact = newton(lambda n: te_slab_mismatch(n, edges, eps), 1.99 + 1e-4j, tol=1e-14, maxiter=200)
-    mesh = Mesh(step=0.014, step_max=0.014, core_margin=0.3, pad_x=1.5, pad_below=1.5, pad_above=1.6, pml=0.8)
+    # the window ends 1.0 µm into the box (the mode has fallen to e^-5.5 there) and 0.1 µm above the gold (its skin
+    # depth is 25 nm): the wider window of session 26 (1.5 / 1.6 µm pads, 0.8 µm PML) gave the same loss within 3e-5
+    mesh = Mesh(step=0.014, step_max=0.014, core_margin=0.3, pad_x=1.5, pad_below=1.0, pad_above=1.3, pml=0.5)
     modes = solve_modes(wl=WL, width=6.0, film_thickness=0.6, etch_depth=0.3, sidewall_angle_deg=90.0,
                         crystal_axis="z", symmetry="pec", num_modes=1, mesh=mesh, neff_guess=exact.real + 0.002,
                         metal=((-4.0, 4.0, 1.0, 1.8),))
@@ -84,12 +87,17 @@ def test_gold_above_the_cladding_absorbs_and_gold_on_the_slab_leaks():
 
 
 @pytest.mark.parametrize("name", ["slab, 1.0 µm", "cladding, 0.3 µm up, 0.3 µm beside"])
-def test_function_matches_the_converged_reference(name):
+def test_function_matches_the_converged_reference(name, tmp_path, monkeypatch):
+    """Solved in a fresh user cache, then read back from it bit for bit (a second call solves nothing)."""
+    monkeypatch.setenv(user_cache.ENV, str(tmp_path / "cache"))
     case = REFS[name]
     ridge = RidgeStack(width=case["width"], film_thickness=case["film"], etch_depth=case["etch"],
                        sidewall_angle_deg=case["angle"])
     got = ma.edge_absorption_db_per_cm(WL, ridge, case["distance"], case["distance"], case["height"])
     assert got == pytest.approx(case["loss_db_per_cm"][-1], rel=0.03)
+    assert len(list((tmp_path / "cache" / user_cache.ARRAY_FOLDER).glob("metal-absorption-*"))) == 1
+    monkeypatch.setattr("prismpic.pdk.modesolver.solve_modes", None)  # a solve now would raise
+    assert ma.edge_absorption_db_per_cm(WL, ridge, case["distance"], case["distance"], case["height"]) == got
 
 
 def test_metal_over_the_sloped_wall_is_a_clear_error():
@@ -97,10 +105,17 @@ def test_metal_over_the_sloped_wall_is_a_clear_error():
         ma.edge_absorption_db_per_cm(WL, DEFAULT, 0.01, math.inf)
 
 
-def test_ring_budget_adds_up_and_its_q_matches_the_ring_model():
+@pytest.fixture(scope="module")
+def ring_specs_physics():
+    """The default ring's specs with the loss from physics (absorption, scattering and bend: no gold in the compact
+    path)."""
     from prismpic.components.rings import ring_specs
 
-    specs = ring_specs(loss_db_per_cm=None)  # absorption, scattering and bend: no gold in the compact path
+    return ring_specs(loss_db_per_cm=None)
+
+
+def test_ring_budget_adds_up_and_its_q_matches_the_ring_model(ring_specs_physics):
+    specs = ring_specs_physics
     budget = loss_budget.ring_loss_budget(RING, specs["resonance_um"])
     parts = budget.absorption_db_per_cm + budget.scattering_db_per_cm + budget.bend_db_per_cm + budget.metal_db_per_cm
     assert budget.total_db_per_cm == pytest.approx(parts, rel=1e-12)
@@ -110,3 +125,22 @@ def test_ring_budget_adds_up_and_its_q_matches_the_ring_model():
     assert 1 / budget.q_intrinsic == pytest.approx(1 / specs["q_intrinsic"] + gold_rate, rel=2e-3)
     corners = loss_budget.budget_over_roughness(budget, RING, specs["resonance_um"])
     assert corners["smoothest published"].q_intrinsic > budget.q_intrinsic > corners["roughest published"].q_intrinsic
+
+
+def test_cli_loss_prints_the_budget_and_rejects_a_rough_wall_in_one_line(ring_specs_physics):
+    """``prismpic loss`` at the default ring's resonance: the gold solves are the ring-budget test's above (read back
+    from the user cache, ``metal_absorption``), which is why this CLI test lives here."""
+    from typer.testing import CliRunner
+
+    from prismpic.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["loss", "--wl", repr(ring_specs_physics["resonance_um"]), "--sigma-nm", "3",
+                              "--correlation-nm", "40"])
+    assert res.exit_code == 0, res.output
+    for cause in ("sidewall scattering", "bend radiation", "electrode gold", "intrinsic Q", "roughest"):
+        assert cause in res.output
+    for args, name in ((["--sigma-nm", "50"], "sigma_nm"), (["--sigma-nm", "3", "--correlation-nm", "1"],
+                                                             "correlation_nm")):
+        res = runner.invoke(app, ["loss", *args])
+        assert res.exit_code == 2 and name in res.output and len(res.output.strip().splitlines()) == 1
