@@ -4,8 +4,9 @@ The corners are the process description's own (``prismpic.pdk.process.DEFAULT_PR
 film thickness, etch depth, sidewall angle, width bias and gap bias, applied to the model's drawn defaults by
 ``process.apply`` (width + bias, gap + bias, the wafer parameters set); plus the table's extreme wall angles
 (60° and vertical) and the air cladding. At each: band sweep (finite S), passive, reciprocal. The jit check runs at
-the sloped −3σ wall, and the gradient with respect to the wall angle is checked against central differences at
-the nominal process (the angle is a differentiable input, as calibration needs it to be).
+the sloped −3σ wall on the model kit's 1001-point band (``test_registry``: the same traced program, so the
+compilation cache serves it). The gradient with respect to the wall angle at the nominal process (the model's
+defaults) is part of ``test_registry.test_model_gradients``, in the same compiled reverse pass as the others.
 """
 
 import pytest
@@ -13,7 +14,7 @@ import sax
 
 from prismpic.components.registry import devices
 from prismpic.pdk import dispersion, process
-from prismpic.testing import band, check_gradient, check_jit, check_s
+from prismpic.testing import band, check_jit, check_s
 
 DEVICES = devices()
 PROCESS = sorted(n for n, d in DEVICES.items() if "etch_depth" in sax.get_settings(d.model))
@@ -43,17 +44,11 @@ def test_model_kit_over_the_process_corners(name):
     at_jit = {}
     for corner, values in CASES.items():
         params = _at(name, values)
+        n = 1001 if corner == "sidewall_angle_deg-3s" else 201
         try:
-            s = check_s(model, 201, passive=dev.passive, reciprocal=dev.reciprocal, **params)
+            s = check_s(model, n, passive=dev.passive, reciprocal=dev.reciprocal, **params)
         except AssertionError as e:
             raise AssertionError(f"{name} at corner {corner} ({params}): {e}") from None
         if corner == "sidewall_angle_deg-3s":
             at_jit = dict(eager=s, **params)
-    check_jit(model, band(201), **at_jit)
-
-
-@pytest.mark.parametrize("name", MODELS)
-def test_gradient_in_the_wall_angle(name):
-    model = DEVICES[name].model
-    params = {k: v for k, v in _at(name, CASES["nominal"]).items() if k != "sidewall_angle_deg"}
-    check_gradient(model, "sidewall_angle_deg", CASES["nominal"]["sidewall_angle_deg"], **params)
+    check_jit(model, band(1001), **at_jit)

@@ -29,9 +29,14 @@ def test_model_kit(name, i):
 
 @pytest.mark.parametrize("name", [n for n, d in DEVICES.items() if d.grad_params])
 def test_model_gradients(name):
+    """The registry's gradient parameters and, where the model has it, the wall angle at its nominal value (the
+    process corners' gradient check, ``test_process_corners``: the angle is a differentiable input, as calibration
+    needs it to be), in one compiled reverse pass against central differences."""
     dev = DEVICES[name]
     defaults = sax.get_settings(dev.model)
     values = dev.grad_params if isinstance(dev.grad_params, dict) else {p: defaults[p] for p in dev.grad_params}
+    if "sidewall_angle_deg" in defaults:
+        values = {**values, "sidewall_angle_deg": defaults["sidewall_angle_deg"]}
     for p, value in values.items():
         assert isinstance(value, float | int), f"{name}.{p} needs a numeric default for the gradient check"
     check_gradients(dev.model, {p: float(v) for p, v in values.items()})
