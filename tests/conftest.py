@@ -4,10 +4,20 @@ import shutil
 import tempfile
 
 import pytest
+import threadpoolctl
 from hypothesis import HealthCheck, settings
 
-import prismpic
-from prismpic import user_cache
+# One BLAS thread per process: the suite runs two xdist workers on the machine's two cores (pyproject's addopts), and
+# OpenBLAS's idle threads spin, so two workers each with a pool of two fight for the cores. Measured (session 28):
+# tests/pdk/test_table_jobs.py under -n 2 took 307 CPU-s and 157 s wall with the default pools, 47 and 32 with one
+# thread. The variables reach the libraries loaded later (SciPy's OpenBLAS, the `prismpic` subprocesses, Dask's
+# workers); NumPy's, loaded by pytest's plugins before this file, is limited in place.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+threadpoolctl.threadpool_limits(limits=1)
+
+import prismpic  # noqa: E402  (after the thread limits: SciPy is loaded through it)
+from prismpic import user_cache  # noqa: E402
 
 # One compilation cache for the whole run, shared by the xdist workers and every `prismpic` subprocess (they inherit
 # PRISMPIC_CACHE_DIR): a program compiled by one is loaded by the others. A fresh folder per run (removed at the
