@@ -99,18 +99,26 @@ def nested_dissection_order(nx: int, ny: int, reach: int = 2, leaf: int = 48) ->
 
 def eigs_near(a, sigma: complex, k: int, nx: int, ny: int, ncv: int | None = None):
     """k eigenpairs of ``a`` nearest ``sigma`` by shift-invert Arnoldi with an ND-ordered LU (``ncv`` Arnoldi
-    vectors; None: ARPACK's default, max(2k + 1, 20))."""
+    vectors; None: ARPACK's default, max(2k + 1, 20)).
+
+    Runs on one BLAS thread: SuperLU's and ARPACK's BLAS calls are small, so OpenBLAS's pool gains ≈ 3 % of wall time
+    for ≈ 70 % more CPU (a one-sided gold solve: 8.9 s wall, 15.7 CPU-s with the pool of two; 9.2 s, 9.2 CPU-s with
+    one), and its spinning threads slow every other process on the cores (two table-build or test workers on two
+    cores: 5× the CPU, session 28)."""
+    import threadpoolctl
+
     n = nx * ny
     nodes = nested_dissection_order(nx, ny)
     perm = np.concatenate([nodes[:, None], nodes[:, None] + n], axis=1).ravel()  # Ex, Ey of a node together
-    m = (a - sigma * sp.identity(a.shape[0], format="csc"))[perm][:, perm].tocsc()
-    lu = spla.splu(m, permc_spec="NATURAL", diag_pivot_thresh=0.1, options={"SymmetricMode": True})
     inv = np.empty_like(perm)
     inv[perm] = np.arange(len(perm))
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        m = (a - sigma * sp.identity(a.shape[0], format="csc"))[perm][:, perm].tocsc()
+        lu = spla.splu(m, permc_spec="NATURAL", diag_pivot_thresh=0.1, options={"SymmetricMode": True})
 
-    def solve(v):
-        return lu.solve(np.asarray(v, dtype=complex)[perm])[inv]
+        def solve(v):
+            return lu.solve(np.asarray(v, dtype=complex)[perm])[inv]
 
-    op = spla.LinearOperator(a.shape, matvec=solve, dtype=complex)
-    vals, vecs = spla.eigs(a, k=k, sigma=sigma, OPinv=op, which="LM", tol=1e-10, ncv=ncv)
+        op = spla.LinearOperator(a.shape, matvec=solve, dtype=complex)
+        vals, vecs = spla.eigs(a, k=k, sigma=sigma, OPinv=op, which="LM", tol=1e-10, ncv=ncv)
     return vals, vecs
