@@ -24,9 +24,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from prismpic.pdk import (
+    coupler_table,  # noqa: E402
+    tables,  # noqa: E402
+)
 from prismpic.pdk import modesolver as ms  # noqa: E402
 from prismpic.pdk import table_jobs as tj  # noqa: E402
-from prismpic.pdk import tables  # noqa: E402
 
 
 def _unguided_straight(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=None):
@@ -74,10 +77,10 @@ def _blocks(rng, per_block):
                                for wl, w, t, f, a in nodes(tables.STRAIGHT_TM2)]
     out["SiO2 TE (30 nm)"] = [(("straight", ("sio2", a, "z", "te", wl, w, t, f)), _unguided_single)
                               for wl, w, t, f, a in nodes(tables.STRAIGHT_TE)]
-    gaps = [float(g) for g in tables.grid_nodes(tables.COUPLER)["gap"]]
-    lines = {k: v for k, v in tables.COUPLER.items() if k != "gap"}
-    out["coupler (4 gaps)"] = [(("coupler", (c, a, wl, gaps, w, t, f)), _unguided_coupler)
-                               for c, (wl, w, t, f, a) in zip(("sio2", "air") * per_block, nodes(lines), strict=False)]
+    out["coupler (9 gaps)"] = [(("coupler", (c, a, wl, sum(coupler_table.line_gaps(t, f, a), []), w, t, f,
+                                             coupler_table.MESH)), _unguided_coupler)
+                               for c, (wl, w, t, f, a) in zip(("sio2", "air") * per_block, nodes(coupler_table.LINE),
+                                                              strict=False)]
     radii = list(tables.BEND_RADII)
     for name, kind, spec, axis, baseline in (("bend, y (3 radii)", "bend", tables.BEND, "y", _unguided_bend),
                                              ("bend pair, z (3 radii)", "bendpair", tables.BEND_PAIR, "z",
@@ -90,12 +93,12 @@ def _blocks(rng, per_block):
     return out
 
 
-def _unguided_coupler(clad, angle, wl, gaps, w, t, f):
+def _unguided_coupler(clad, angle, wl, gaps, w, t, f, mesh):
     out = []
     for gap in gaps:
         args = (wl, w, t, f * t, math.inf, "z", clad, angle, gap)
         try:
-            e, o = (_highest(ms.solve_modes(*args, symmetry=s), "te") for s in ("pec", "pmc"))
+            e, o = (_highest(ms.solve_modes(*args, symmetry=s, mesh=ms.Mesh(**mesh)), "te") for s in ("pec", "pmc"))
         except RuntimeError:
             out.append(None)
             continue

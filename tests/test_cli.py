@@ -140,19 +140,23 @@ def test_layout_gds_gets_the_umask_mode(tmp_path):
 
 def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     """The default --out is ./prismpic-tables, the package folder only with --install (the build is replaced by a
-    recorder: the real one takes about 75 minutes)."""
+    recorder: the real one takes about two hours)."""
     from pathlib import Path
 
     from prismpic.pdk import bend_radiation as br
+    from prismpic.pdk import coupler_table as ct
     from prismpic.pdk import tables as tb
 
     calls = []
     reuse = []
     bend_calls = []
+    coupler_calls = []
     monkeypatch.setattr(tb, "build_tables", lambda out_dir, progress=None, reuse_from=None:
                         calls.append(out_dir) or reuse.append(reuse_from) or {})
     monkeypatch.setattr(br, "build_table", lambda out_dir, progress=None, reuse_from=None:
                         bend_calls.append((out_dir, reuse_from)) or {})
+    monkeypatch.setattr(ct, "build_table", lambda out_dir, progress=None, reuse_from=None:
+                        coupler_calls.append((out_dir, reuse_from)) or {})
     monkeypatch.setattr(tb, "DATA_DIR", tmp_path / "package-data")  # the package's folder is not touched
     (tmp_path / "package-data").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -165,6 +169,7 @@ def test_tables_writes_to_a_user_folder_unless_install(tmp_path, monkeypatch):
     assert res.exit_code == 2 and "exclude each other" in res.output and len(calls) == 2
     assert reuse == [tb.DATA_DIR, tb.DATA_DIR]  # the package's blocks are reused unless --no-reuse
     assert bend_calls == list(zip(calls, reuse, strict=True))  # the bend radiation table goes with them
+    assert coupler_calls == bend_calls  # and the coupler tables
     res = runner.invoke(app, ["tables", "--no-reuse", "--out", str(tmp_path / "t")])
     assert res.exit_code == 0 and reuse[-1] is None
 

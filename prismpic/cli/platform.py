@@ -137,15 +137,16 @@ def tables(
                                                                   "hold with the same grid and mesh (default) "
                                                                   "instead of solving it again")] = True,
 ):
-    """Regenerate the dispersion and bend radiation tables from the mode solver (about 65 + 22 minutes on 2 cores;
-    restartable).
+    """Regenerate the dispersion, coupler and bend radiation tables from the mode solver (about 60 + 55 + 22 minutes
+    on 2 cores; restartable).
 
     The tables go to --out (default ./prismpic-tables); the tables the models read (the package's data folder,
     prismpic/pdk/data) change only with --install. Tables built with --out are installed by copying their
-    dispersion_tables.* and bend_radiation.* files into that folder. With --reuse (default) only the blocks
+    dispersion_tables.*, coupler_tables.* and bend_radiation.* files into that folder. With --reuse (default) only the blocks
     whose grid or mesh differs from the package's tables are solved (--no-reuse: all of them).
     """
     from prismpic.pdk import bend_radiation as br
+    from prismpic.pdk import coupler_table as ct
     from prismpic.pdk import tables as tb
 
     if install and out is not None:
@@ -156,7 +157,7 @@ def tables(
     if target.exists():
         if not target.is_dir():
             raise ValueError(f"{what} = {str(target)!r} exists and is not a directory")
-        for name in ("dispersion_tables.npz", f"{br.TABLE_NAME}.npz"):
+        for name in ("dispersion_tables.npz", f"{ct.TABLE_NAME}.npz", f"{br.TABLE_NAME}.npz"):
             check_out_file(target / name, what)
     else:
         check_out_dir(target, what)
@@ -166,11 +167,15 @@ def tables(
         task = prog.add_task("mode solves", total=1)
         tb.build_tables(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
                         reuse_from=tb.DATA_DIR if reuse else None)
+        task = prog.add_task("coupler solves", total=1)
+        ct.build_table(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
+                       reuse_from=tb.DATA_DIR if reuse else None)
         task = prog.add_task("bend radiation solves", total=1)
         br.build_table(out_dir=target, progress=lambda done, total: prog.update(task, completed=done, total=total),
                        reuse_from=tb.DATA_DIR if reuse else None)
     say(f"tables written to {target}" + ("" if install else f"; the package's tables are unchanged (to use these, "
-                                                             f"copy dispersion_tables.* and {br.TABLE_NAME}.* into {tb.DATA_DIR})"))
+                                                             f"copy dispersion_tables.*, {ct.TABLE_NAME}.* and {br.TABLE_NAME}.* into "
+                                                             f"{tb.DATA_DIR})"))
 
 
 # ---------------------------------------------------------------------------- calibrate, sweep

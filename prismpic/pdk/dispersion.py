@@ -19,7 +19,8 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   moved away (``modesolver.bend_shift``), plus the TE/TM mixing below; n_eff refers to the ridge centre
   (β = m/R). Radiation loss: from leaky-mode solves at radii 10–40 µm, both crystal axes, averaged
   around the ring (``bend_radiation``); 0 at R = inf. TM bends are not tabulated.
-- Coupling: ln C(gap) of two identical ridges, C = π (n_even − n_odd)/λ.
+- Coupling: ln C of two identical ridges, C = π (n_even − n_odd)/λ, from its own tables on each side of the merge of
+  the ridges' feet (``coupler_table``).
 - Straight TM n_eff: TM0 hybridises with TE1 (the first odd TE mode, in TM0's mirror class) in avoided
   crossings inside the TM domain, so the TM-labelled eigenmode changes branch and its n_eff is not smooth.
   Where the tables hold the pair (``<cladding>_tm2_<axis>_*``, built for ``tables.TM2_AXES``; elsewhere the TM
@@ -72,13 +73,13 @@ from numpy.polynomial import chebyshev as npcheb
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.pdk import bend_radiation
+from prismpic.pdk import coupler_table as _coupler_table
 from prismpic.pdk import tables as _tables
 from prismpic.pdk.chebyshev import (
     ChebyshevFit,
     coefficients_from_nodes,
     filled_nan,
     hermite_coefficients,
-    node_values,
     unit_coordinate,
 )
 from prismpic.pdk.ridge_stack import DEFAULT, RidgeStack
@@ -126,18 +127,6 @@ def _bend_fits(t, axis):
     return shift, rmin
 
 
-def _coupler_fit(t):
-    g = t.grids["coupler"]
-    ne, no = t.arrays["coupler_neven"], t.arrays["coupler_nodd"]
-    dne, dno = t.arrays["coupler_dneven_dwl"], t.arrays["coupler_dnodd_dwl"]
-    wl = node_values("wl", *g["wl"]).reshape(-1, *([1] * (ne.ndim - 1)))
-    dn = np.clip(ne - no, 1e-9, None)
-    lnc = np.log(np.pi * dn / wl)
-    dlnc = (dne - dno) / dn - 1.0 / wl
-    c = hermite_coefficients(filled_nan(lnc), filled_nan(dlnc), *g["wl"][:2])
-    return ChebyshevFit(g, coefficients_from_nodes(c, range(1, c.ndim)))
-
-
 def _model():
     """The interpolants, built once; outside any trace, so later calls never see stale tracers."""
     with jax.ensure_compile_time_eval():
@@ -160,7 +149,6 @@ def _cladding_fits(meta: dict, arrays: dict, clad: str) -> SimpleNamespace:
         area={k: _straight_fit(t, *k, "area", False) for k in pols},
         gamma=_straight_fit(t, "te", "z", "gamma", False),
         bend={a: _bend_fits(t, a) for a in ("z", "y")},
-        coupler=_coupler_fit(t),
     )
 
 
@@ -280,7 +268,8 @@ def _build_model():
         raise ValueError(f"{base.with_suffix('.json')} holds claddings {claddings}; known: {CLADDINGS}")
     return SimpleNamespace(
         meta=meta,
-        domain={name: {k: tuple(v[:2]) for k, v in g.items()} for name, g in meta["grids"].items()},
+        domain={**{name: {k: tuple(v[:2]) for k, v in g.items()} for name, g in meta["grids"].items()},
+                "coupler": _coupler_table.domain()},
         grids=meta["grids"],
         cladding=_all_claddings(meta, arrays, claddings),
     )
@@ -453,12 +442,11 @@ def coupling_per_um(wl=1.55, gap=0.25, ridge: RidgeStack = DEFAULT):
     """Coupling coefficient C = π (n_even − n_odd)/λ (1/µm) of two parallel identical ridges.
 
     TE supermodes, crystal_axis "z"; gap is edge to edge at the ridge tops (µm), as drawn: with sloped
-    walls the feet of the ridges are closer by 2·etch_depth/tan(angle), so C grows as the walls slope.
-    Power transfer over a length L is sin²(C L).
+    walls the feet of the ridges are closer by 2·etch_depth/tan(angle), so C grows as the walls slope; below that
+    gap the feet merge into a V-groove (``coupler_table``: one table each side of the merge). Power transfer over a length L is sin²(C L).
     """
     check_coupler_inputs(wl, gap, ridge)
-    return jnp.exp(_model().cladding[ridge.cladding].coupler(wl, gap, ridge.width, ridge.film_thickness,
-                                                             ridge.etch_fraction, ridge.sidewall_angle_deg))
+    return jnp.exp(_coupler_table.log_coupling(wl, gap, ridge))
 
 
 def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT):

@@ -220,12 +220,16 @@ def supermode_guesses(n0: float, gaps: list[float], done: list[tuple[float, floa
     return mean + 0.5 * split, mean - 0.5 * split
 
 
-def coupler_line_job(clad, angle, wl, gaps, w, t, f):
+def coupler_line_job(clad, angle, wl, gaps, w, t, f, mesh=None):
     """[(n_even, n_odd, dn_even/dλ, dn_odd/dλ) or None] of one coupler at each gap of ``gaps`` (µm). The gaps are
     solved from the widest down, each search at the supermodes predicted from the wider ones and the single ridge's
-    TE0 (``supermode_guesses``, ``supermodes.coupled_modes(guess=...)``)."""
+    TE0 (``supermode_guesses``, ``supermodes.coupled_modes(guess=...)``); ``mesh``: a dict of ``Mesh`` fields (None:
+    the default mesh)."""
     from prismpic.pdk import modesolver as ms
     from prismpic.pdk import supermodes
+    from prismpic.pdk.ridge_geometry import Mesh
+
+    grid = None if mesh is None else Mesh(**mesh)
 
     try:
         n0 = ms.straight_mode(wl, w, t, f * t, "te", "z", clad, angle, None).neff.real
@@ -237,7 +241,8 @@ def coupler_line_job(clad, angle, wl, gaps, w, t, f):
         return None if n0 is None else supermode_guesses(n0, order, [(e.neff.real, o.neff.real) for e, o in done])
 
     def solve(gap, guess):
-        return supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle, guess=guess)
+        return supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=angle, guess=guess,
+                                        mesh=grid)
 
     out = _along_line(order, predict, solve)
     return [None if out[g] is None else (out[g][0].neff.real, out[g][1].neff.real, out[g][0].dneff_dwl.real,

@@ -2,12 +2,12 @@
 
 ``build_tables()`` solves the TFLN ridge (``prismpic.pdk.modesolver``) on tensor grids of
 Chebyshev–Lobatto nodes and writes ``dispersion_tables.npz`` and ``dispersion_tables.json``
-(grids, solver settings, date, versions) into the package data folder. A full regeneration is 11,532 jobs
-(7,780 s of solver CPU, 65.6 min wall on two cores: ``prismpic tables --no-reuse``, measured). Every search starts
+(grids, solver settings, date, versions) into the package data folder. A full regeneration was 11,532 jobs
+(7,780 s of solver CPU, 65.6 min wall on two cores: ``prismpic tables --no-reuse``, measured), 768 of them the
+couplers' gap lines, which have their own tables since (``coupler_table``). Every search starts
 near the mode it wants, so shift-invert Arnoldi needs few steps (``benchmarks/bench_table_jobs.py``: 0.5–0.8 × the
 CPU of the plain searches, the same modes to 1e-11): straight solves ask for one eigenpair first and the fine step
-of a Richardson pair searches next to the coarse mode (``modesolver.straight_mode``); a coupler's gaps are one job,
-solved from the widest down at the supermodes predicted from the wider ones (``table_jobs.coupler_line_job``); a
+of a Richardson pair searches next to the coarse mode (``modesolver.straight_mode``); a
 bend's radii are one job, the decoupled TE mode solved from the largest radius down at the index predicted from the
 larger ones (``table_jobs.bend_line_job``, ``bend_pair_line_job``). Blocks:
 
@@ -28,19 +28,19 @@ larger ones (``table_jobs.bend_line_job``, ``bend_pair_line_job``). Blocks:
   for the radiation loss; along the pair's axis (z) read off the pair block below, whose decoupled TE solves hold
   every bend node (``bend_axes``);
 - the bend's TE0/TM0 pair (axis z, both claddings: ``BEND_PAIR``): the full bend solve's two highest eigenvalues
-  and the decoupled TE one, from which the model builds the avoided crossing the decoupled shift leaves out;
-- directional couplers (TE, axis z): even and odd supermodes vs gap, with their
-  λ-derivatives.
+  and the decoupled TE one, from which the model builds the avoided crossing the decoupled shift leaves out.
+
+Directional couplers have their own tables, in coordinates that follow the ridges' feet (``coupler_table``).
 
 Every table has a sidewall-angle axis (degrees from the horizontal, 60–90) and one set per cladding
 (``CLADDINGS``: SiO2 and air above the ridge; the box below is SiO2). Widths are gridded in 1/width
 (n_eff is nearly polynomial in it), etch depths as the etched fraction of the film; the width is the
-top width of the ridge and the coupler gap the gap between the ridge tops, as drawn on the mask.
+top width of the ridge, as drawn on the mask.
 
 The build is restartable: every finished solve is appended to a cache file beside the output
 (``.dispersion_tables.cache.jsonl``) and reused by the next build; the cache is removed once the
 tables are written. ``build_tables(reuse_from=folder)`` also copies, bit for bit, every block of earlier
-tables (one cladding's straight TE or TM, bends, couplers) that was solved with the same grid, steps and
+tables (one cladding's straight TE or TM, bends, bend pairs, TM pairs) that was solved with the same grid, steps and
 mesh (``block_specs``, recorded in the json), so a change of one grid re-solves only that block.
 """
 
@@ -64,7 +64,7 @@ TABLE_NAME = "dispersion_tables"
 
 # --- grid: (lo, hi, nodes) per axis; widths are gridded in 1/width, sidewall angles in degrees from the
 # horizontal (90 = vertical). n_eff is quadratic in the angle to < 1e-4 over 60–90° (solves at 67.5° and
-# 82.5° against the 3-node fit, three corners of the TE domain), ln C(gap) is not (4 % off): 4 nodes.
+# 82.5° against the 3-node fit, three corners of the TE domain).
 WL = (1.45, 1.65)
 ANGLE = (60.0, 90.0, 3)
 STRAIGHT_TE = {"wl": (*WL, 2), "width": (0.8, 2.2, 5), "film": (0.3, 0.8, 5), "etch_fraction": (0.3, 0.8, 4),
@@ -81,8 +81,6 @@ STRAIGHT_TM_AIR = STRAIGHT_TM
 BEND = {"wl": (*WL, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.5, 0.8, 3),
         "angle": (60.0, 90.0, 2)}
 BEND_RADII = (10.0, 16.0, 40.0)
-COUPLER = {"wl": (*WL, 2), "gap": (0.1, 1.0, 4), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3),
-           "etch_fraction": (0.4, 0.8, 4), "angle": (60.0, 90.0, 4)}
 AXES = ("z", "y")
 CLADDINGS = ("sio2", "air")
 # X-cut film with TE along crystal z: TE0 (n_e) and TM0 (n_o) cross near 0.6–0.65 µm film, and a bend mixes them
@@ -227,6 +225,41 @@ def run_jobs(tasks, workers, progress, done0, total, cache: dict, cache_file):
     return results, done, cpu
 
 
+def started_table_build(out_dir: str | Path, name: str, spec: dict, reuse_from: str | Path | None
+                        ) -> tuple[Path, dict | None]:
+    """(out_dir, created; metadata or None) for a table built on its own (``bend_radiation``, ``coupler_table``):
+    one BLAS thread per solver process, and when table ``name`` in ``reuse_from`` was solved from ``spec`` its npz
+    and json copied into ``out_dir`` bit for bit (nothing to copy when they are the same files) and its metadata
+    returned."""
+    from prismpic.fileio import write_atomic
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    old = Path(reuse_from) / f"{name}.json" if reuse_from is not None else None
+    if old is None or not old.is_file():
+        return out_dir, None
+    meta = json.loads(old.read_text())
+    if {k: meta.get(k) for k in spec} != spec:
+        return out_dir, None
+    for suffix in (".npz", ".json"):
+        src = old.with_suffix(suffix)
+        if src.resolve() != (out_dir / src.name).resolve():
+            data = src.read_bytes()
+            write_atomic(out_dir / src.name, lambda fh, d=data: fh.write(d), binary=True)
+    return out_dir, meta
+
+
+def write_table(out_dir: Path, name: str, arrays: dict, meta: dict) -> None:
+    """Write ``<name>.npz`` and ``<name>.json`` into ``out_dir`` (each atomically) and drop the build's job cache."""
+    from prismpic.fileio import write_atomic
+
+    write_atomic(out_dir / f"{name}.npz", lambda fh: np.savez_compressed(fh, **arrays), binary=True)
+    write_atomic(out_dir / f"{name}.json", lambda fh: fh.write(json.dumps(meta, indent=1, ensure_ascii=False)))
+    (out_dir / f".{name}.cache.jsonl").unlink(missing_ok=True)
+
+
 # ----------------------------------------------------------------------------- build
 
 
@@ -253,7 +286,7 @@ def _node_indices(sub: np.ndarray, full: np.ndarray) -> np.ndarray:
 
 
 def block_specs() -> dict:
-    """What each table block is solved from: {"<cladding>_<te|tm|bend|coupler>": grid, steps and mesh settings}."""
+    """What each table block is solved from: {"<cladding>_<te|tm|tm2|bend|bendpair>": grid, steps and mesh settings}."""
     from prismpic.pdk import modesolver as ms
 
     mesh = asdict(ms.Mesh())
@@ -271,7 +304,6 @@ def block_specs() -> dict:
                                        "pair": "two highest full-solve bend eigenmodes + decoupled TE; straight TE "
                                                "full and decoupled; TM (and air TE) mesh correction",
                                        "mesh_steps": PAIR_MESH_STEPS}
-        out[f"{clad}_coupler"] = {"grid": COUPLER, "mesh": mesh}
     return json.loads(json.dumps(out))  # tuples as lists, as read back from a json file
 
 
@@ -316,13 +348,13 @@ def build_tables(
         out_dir: folder for ``dispersion_tables.npz`` / ``.json`` (None: the package data folder).
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
-        reuse_from: folder of earlier tables: every block (one cladding's straight TE or TM, bends, couplers)
+        reuse_from: folder of earlier tables: every block (one cladding's straight TE or TM, bends, pairs)
             solved there with the same grid, steps and mesh is copied bit for bit instead of solved again.
 
     Returns:
         the metadata dict written to the json file.
 
-    Long because it gathers every block's solves (straight TE and TM per cladding, bends, couplers, TM pairs)
+    Long because it gathers every block's solves (straight TE and TM per cladding, bends, bend pairs, TM pairs)
     into one npz/json pair written at once; each block's section is marked.
     """
     # one BLAS thread per solver process: OpenBLAS threads spin and stall sparse LU when
@@ -341,8 +373,7 @@ def build_tables(
             reused.pop(f"{clad}_bendpair", None)
     t0, c0 = time.perf_counter(), time.process_time()
 
-    bd, cp, tm2, bp = grid_nodes(BEND), grid_nodes(COUPLER), grid_nodes(STRAIGHT_TM2), grid_nodes(BEND_PAIR)
-    cp_lines, gaps = {k: v for k, v in cp.items() if k != "gap"}, [float(g) for g in cp["gap"]]
+    bd, tm2, bp = grid_nodes(BEND), grid_nodes(STRAIGHT_TM2), grid_nodes(BEND_PAIR)
     pair_shape = tuple(len(v) for v in bp.values())
     straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
 
@@ -366,9 +397,6 @@ def build_tables(
             for idx in _product(bd) if axis in bend_axes(clad) and f"{clad}_bend" not in reused else ():
                 wl, w, t, f, a = _point(bd, idx)  # straight references at the bend nodes
                 phase1.append(("straight", (clad, "te", axis, "bend", idx), (clad, a, axis, "te", wl, w, t, f, True)))
-        for line in _product(cp_lines) if f"{clad}_coupler" not in reused else ():  # one job per gap line
-            wl, w, t, f, a = _point(cp_lines, line)
-            phase1.append(("coupler", (clad, "gaps", line), (clad, a, wl, gaps, w, t, f)))
     pair_clads = [c for c in BEND_PAIR_CLADDINGS if f"{c}_bendpair" not in reused]
     for clad in pair_clads:
         for axis in BEND_PAIR_AXES:
@@ -384,7 +412,6 @@ def build_tables(
     n_bend = (sum(len(bend_axes(c)) for c in bend_clads) * len(_product(bd)) + len(pair_clads) * len(BEND_PAIR_AXES)
               * len(_product(bp)))
     total = len(phase1) + n_bend
-    phase1.sort(key=lambda task: task[0] != "coupler")  # the slowest jobs first, so that the pool drains evenly
     res1, done, cpu1 = run_jobs(phase1, workers, progress, 0, total, cache, cache_file)
 
     phase2 = []
@@ -475,16 +502,6 @@ def build_tables(
                         coarse, fine = (np.array(sol[(pol, h)][:2]).real for h in PAIR_MESH_STEPS)
                         m[(slice(None), *idx)] += sign * (richardson(coarse, fine, PAIR_MESH_STEPS) - coarse)
                 arrays[f"{clad}_bendpair_{axis}_mesh"], arrays[f"{clad}_bendpair_{axis}_dmesh_dwl"] = m
-        if f"{clad}_coupler" in reused:
-            continue
-        shape = tuple(len(v) for v in cp.values())
-        c = np.full((4, *shape), np.nan)
-        for line in _product(cp_lines):
-            for k, r in enumerate(res1[("coupler", (clad, "gaps", line))]):
-                if r is not None:
-                    c[(slice(None), line[0], k, *line[1:])] = r
-        for j, q in enumerate(("neven", "nodd", "dneven_dwl", "dnodd_dwl")):
-            arrays[f"{clad}_coupler_{q}"] = c[j]
 
     import scipy
 
@@ -495,7 +512,7 @@ def build_tables(
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     meta = {
         "description": "TFLN ridge mode-solver tables for prismpic.pdk.dispersion",
-        "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND, "coupler": COUPLER},
+        "grids": {"te": STRAIGHT_TE, "tm": STRAIGHT_TM, "bend": BEND},
         **({"tm2_grid": STRAIGHT_TM2} if any(TM2_AXES.values()) else {}),
         "tm2": "TM0/TE1 pair in the uncoupled basis (table_jobs.tm2_elements): <cladding>_tm2_<axis>_{trace,detuning,"
                "coupling}; the TM-labelled n_eff is trace/2 + sign(detuning)·√(detuning² + 4 coupling²)/2",
@@ -506,7 +523,7 @@ def build_tables(
         "bend_radii_um": list(BEND_RADII),
         "grid_nodes": "Chebyshev-Lobatto; width nodes are Lobatto in 1/width",
         "units": "µm; neff dimensionless; dneff_dwl 1/µm; area µm²; angle degrees from the horizontal",
-        "geometry": "width = ridge top width, gap = gap between ridge tops (as drawn); box SiO2 below",
+        "geometry": "width = ridge top width (as drawn); box SiO2 below",
         "solver": {
             "method": "full-vector Yee finite differences (prismpic.pdk.modesolver)",
             "mesh": asdict(ms.Mesh()),

@@ -126,7 +126,7 @@ def test_coupling_against_a_fresh_supermode_solve_at_a_sloped_wall():
     ref = math.pi * (even.neff.real - odd.neff.real) / wl
     model = float(dispersion.coupling_per_um(wl, gap, RidgeStack(width=w, film_thickness=t, etch_depth=e,
                                                                  sidewall_angle_deg=a)))
-    assert model == pytest.approx(ref, rel=0.05)  # ln C interpolated over the angle nodes (4 % at worst)
+    assert model == pytest.approx(ref, rel=0.02)  # a 30 nm solve: within 0.8 % of the converged one (coupler_table)
 
 
 def test_bend_pair_elements_rebuild_the_two_eigenvalues():

@@ -1,5 +1,6 @@
 """The table build's guided searches (``prismpic.pdk.table_jobs``) against plain searches, and a build on one-node
-grids assembled from them (coupler gap lines, bend radius lines, the z bend block read off the bend pair)."""
+grids assembled from them (bend radius lines, the z bend block read off the bend pair; the coupler table's build:
+``test_coupler_table.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from prismpic.pdk import supermodes
 from prismpic.pdk import table_jobs as tj
 from prismpic.pdk import tables as tb
 
-GAPS = [1.0, 0.775, 0.325, 0.1]  # descending, as the coupler table's Lobatto gap nodes
+GAPS = [1.0, 0.775, 0.325, 0.1]  # descending, as a coupler line's gaps are solved
 RADII = [40.0, 16.0, 10.0]
 
 
@@ -92,7 +93,6 @@ def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_pa
     monkeypatch.setattr(tb, "STRAIGHT_TM2", {**one_node(tb.STRAIGHT_TM2), "wl": tb.STRAIGHT_TE["wl"]})  # 2 λ nodes, not 4
     monkeypatch.setattr(tb, "BEND", one_node(tb.BEND))
     monkeypatch.setattr(tb, "BEND_PAIR", one_node(tb.BEND_PAIR))
-    monkeypatch.setattr(tb, "COUPLER", {**one_node(tb.COUPLER), "gap": (0.1, 1.0, 3)})
     tb.build_tables(tmp_path, workers=1)
     with np.load(tmp_path / f"{tb.TABLE_NAME}.npz") as f:
         arrays = {k: f[k] for k in f.files}
@@ -104,9 +104,3 @@ def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_pa
         shift, dshift = ms.bend_shift(wl, RADII[1], w, t, fr * t, axis, None, "sio2", a)
         got = [arrays[f"sio2_bend_te_{axis}_{q}"][0, 0, 0, 0, 0, 1] for q in ("dneff", "imag", "ddneff_dwl")]
         assert got == pytest.approx([shift.real, shift.imag, dshift.real], abs=1e-9), axis
-    _, gaps, w, t, fr, a = (v for v in tb.grid_nodes(tb.COUPLER).values())
-    for k, gap in enumerate(gaps):
-        even, odd = supermodes.coupled_modes(wl, float(gap), float(w[0]), float(t[0]), float(fr[0] * t[0]),
-                                             cladding="sio2", sidewall_angle_deg=float(a[0]))
-        got = [arrays[f"sio2_coupler_{q}"][0, k, 0, 0, 0, 0] for q in ("neven", "nodd")]
-        assert got == pytest.approx([even.neff.real, odd.neff.real], abs=1e-9), gap

@@ -1,0 +1,195 @@
+"""Coupling of two identical parallel ridges, tabulated from supermode solves in coordinates that follow the feet.
+
+With sloped walls the ridges' feet sit 2·etch/tan(angle) closer than their tops (the "touch gap" g_t): above
+g_t the feet stand apart on the slab (a trapezoidal trench of bottom width s = gap − g_t, the foot gap), below it
+they merge into a V-groove shallower than the etch. ln C is smooth on each side and kinks at the merge (at 70°
+walls and the default ridge ∂ln C/∂gap is −5.5 /µm where the trench's flat bottom is about to close and −1.5 /µm
+just past it), and the merge moves with the etch and the angle, so one tensor grid in the top gap interpolates
+across it: the earlier table (gap × angle, 4 nodes each) was 4.8 % above a 30 nm solve at the
+default ridge and a 0.3 µm gap (the merge at 66.8° lay between its angle nodes), 5.0 % above the converged one.
+
+Two tables per cladding, each a tensor Chebyshev grid in λ (Hermite: values and dλ-slopes), the gap coordinate,
+1/width, film, etch fraction and wall angle:
+
+- "separated": foot gap s from ``JUNCTION`` (5 nm) to 1 µm, in √(s + 0.05 µm) (``chebyshev.tabulated``; ln C
+  bends sharply as the feet close);
+- "merged": ρ = gap/(g_t + ``JUNCTION``) from 0.1 to 1: the top gap as a fraction of the separated table's first
+  gap, so the two tables share the node ρ = 1 ≡ s = ``JUNCTION`` (the same solves) and meet continuously.
+
+Measured along single axes at the default ridge (20 nm solves): 5 foot-gap nodes within 0.2 %, 5 merged nodes
+within 0.25 % (67.5° walls), 3 angle and 3 etch nodes within 0.3 % in these coordinates. The solves are on a 20 nm
+mesh (``MESH``): 0.1–0.15 % from the 20/15 nm Richardson limit at 0.3–0.4 µm gaps, where 30 nm is up to 0.8 %
+high. ``build_table`` solves each (λ, width, film, etch, angle) line's nine gaps as one job from the widest down
+(``table_jobs.coupler_line_job``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, hermite_coefficients, node_values
+from prismpic.pdk.tables import DATA_DIR, load_job_cache, run_jobs, started_table_build, write_table
+
+TABLE_NAME = "coupler_tables"
+LINE = {"wl": (1.45, 1.65, 2), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.4, 0.8, 3),
+        "angle": (60.0, 90.0, 3)}
+JUNCTION = 0.005  # µm: the separated table's smallest foot gap, where the merged one ends
+FOOT_GAP = (JUNCTION, 1.0, 5)
+MERGED = (0.1, 1.0, 5)
+GAP = (0.1, 1.0)  # µm: the top gaps the coupling is given for (``domain``)
+MESH = {"step": 0.02}
+CLADDINGS = ("sio2", "air")
+QUANTITIES = ("neven", "nodd", "dneven_dwl", "dnodd_dwl")
+SLOPE_MISMATCH = 0.05  # 1/µm: |mean edge slope − secant| of ln C beyond which a slope is replaced (``band_slopes``)
+
+
+def grids() -> dict:
+    """{"separated": grid, "merged": grid}: each table's axes, (lo, hi, nodes), the gap coordinate second."""
+    rest = {k: v for k, v in LINE.items() if k != "wl"}
+    return {"separated": {"wl": LINE["wl"], "foot_gap": FOOT_GAP, **rest},
+            "merged": {"wl": LINE["wl"], "merged_gap_fraction": MERGED, **rest}}
+
+
+def table_spec() -> dict:
+    """What the tables are solved from: tables with the same spec are the same."""
+    return json.loads(json.dumps({**grids(), "mesh": MESH, "claddings": CLADDINGS}))
+
+
+def domain() -> dict:
+    """{axis: (lo, hi)} of the coupling (µm; angle in degrees from the horizontal): the top gap and the ridge."""
+    return {"wl": LINE["wl"][:2], "gap": GAP, **{k: v[:2] for k, v in LINE.items() if k != "wl"}}
+
+
+def touch_gap(etch_depth, sidewall_angle_deg):
+    """g_t (µm): the top gap at which the feet of two ridges with these walls meet, 2·etch/tan(angle)."""
+    return 2.0 * etch_depth / jnp.tan(jnp.deg2rad(sidewall_angle_deg))
+
+
+def line_gaps(film: float, etch_fraction: float, angle: float) -> tuple[list[float], list[float]]:
+    """Top gaps (µm) of one line's separated nodes (foot gaps + g_t) and merged nodes (ρ (g_t + JUNCTION), without
+    ρ = 1, which is the separated table's first node)."""
+    gt = 2.0 * etch_fraction * film / math.tan(math.radians(angle))
+    separated = [float(s) + gt for s in node_values("foot_gap", *FOOT_GAP)]
+    merged = [float(r) * (gt + JUNCTION) for r in node_values("merged_gap_fraction", *MERGED)[:-1]]
+    return separated, merged
+
+
+def _lines():
+    axes = [node_values(k, *v) for k, v in LINE.items()]
+    return [(idx, tuple(float(a[i]) for a, i in zip(axes, idx, strict=True)))
+            for idx in np.ndindex(*(len(a) for a in axes))]
+
+
+def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, progress=None,
+                reuse_from: str | Path | None = None) -> dict:
+    """Solve the supermodes at every node of both tables (``grids``) and write ``coupler_tables.npz`` / ``.json``.
+
+    Args:
+        out_dir: folder for the tables (default: the package data folder, which the models read).
+        workers: processes (default min(2, CPU count)).
+        progress: optional callable(done, total).
+        reuse_from: folder of earlier tables: copied instead of solved when solved from the same ``table_spec()``.
+
+    Returns:
+        the metadata written to the json file.
+    """
+    out_dir, meta = started_table_build(out_dir, TABLE_NAME, table_spec(), reuse_from)
+    if meta is not None:
+        return meta
+    cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
+    tasks = []
+    for clad in CLADDINGS:
+        for idx, (wl, w, t, f, a) in _lines():
+            sep, mer = line_gaps(t, f, a)
+            tasks.append(("coupler", (clad, "feet", idx), (clad, a, wl, sep + mer, w, t, f, MESH)))
+    t0, c0 = time.perf_counter(), time.process_time()
+    res, _, cpu = run_jobs(tasks, workers or min(2, os.cpu_count() or 1), progress, 0, len(tasks),
+                           load_job_cache(cache_file), cache_file)
+    n_sep, grid = FOOT_GAP[2], grids()
+    arrays = {}
+    for clad in CLADDINGS:
+        sep = np.full((len(QUANTITIES), *(v[2] for v in grid["separated"].values())), np.nan)
+        mer = np.full((len(QUANTITIES), *(v[2] for v in grid["merged"].values())), np.nan)
+        for (i_wl, *rest), _ in _lines():
+            line = res[("coupler", (clad, "feet", (i_wl, *rest)))]
+            # merged nodes: ρ ascending, then the junction (the separated table's first node)
+            for k, r in enumerate(line[:n_sep] + line[n_sep:] + [line[0]]):
+                if r is None:
+                    continue
+                target, j = (sep, k) if k < n_sep else (mer, k - n_sep)
+                target[(slice(None), i_wl, j, *rest)] = r
+        for j, q in enumerate(QUANTITIES):
+            arrays[f"{clad}_separated_{q}"], arrays[f"{clad}_merged_{q}"] = sep[j], mer[j]
+    meta = {**table_spec(),
+            "mode": "even (PEC) and odd (PMC) TE supermodes (supermodes.coupled_modes), crystal axis z",
+            "coordinates": "separated: foot gap = top gap - 2 etch/tan(angle), in sqrt(s + 0.05 um); merged: top gap "
+                           "/ (touch gap + junction)",
+            "solves": sum(len(t[2][3]) for t in tasks), "wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s_workers": round(cpu, 1), "cpu_s_parent": round(time.process_time() - c0, 1),
+            "built": time.strftime("%Y-%m-%d")}
+    write_table(out_dir, TABLE_NAME, arrays, meta)
+    return meta
+
+
+def band_slopes(lnc: np.ndarray, dlnc: np.ndarray, wl: np.ndarray) -> np.ndarray:
+    """The λ-slopes of ln C at the two band edges (axis 0), with a slope that a supermode's avoided crossing bent
+    replaced. ln C is smooth across the band, so the mean of its two edge slopes matches the secant of its edge
+    values to O(Δλ² times its third derivative): a median miss of 0.006–0.013 /µm over the tables. Where a
+    supermode hybridises with another mode at a node (TE fraction 0.90 at the worst), its dn/dλ carries the
+    crossing and the mean misses the secant by up to 9 /µm, which a cubic Hermite turns into a 20 % error mid-band.
+    Where the miss exceeds ``SLOPE_MISMATCH`` the edge slope farther from the secant becomes 2·secant − the other
+    (the quadratic through both values and the slope kept)."""
+    secant = (lnc[1] - lnc[0]) / (wl[1] - wl[0])
+    bent = np.abs(0.5 * (dlnc[0] + dlnc[1]) - secant) > SLOPE_MISMATCH
+    first = np.abs(dlnc[0] - secant) >= np.abs(dlnc[1] - secant)
+    out = np.array(dlnc, dtype=float)
+    out[0] = np.where(bent & first, 2 * secant - dlnc[1], dlnc[0])
+    out[1] = np.where(bent & ~first, 2 * secant - dlnc[0], dlnc[1])
+    return out
+
+
+def _fit(grid: dict, ne, no, dne, dno) -> ChebyshevFit:
+    """ln C with its λ-slope, Hermite in λ (axis 0; two nodes), Chebyshev along the others."""
+    wl = node_values("wl", *grid["wl"]).reshape(-1, *([1] * (ne.ndim - 1)))
+    dn = np.clip(ne - no, 1e-9, None)
+    lnc = filled_nan(np.log(np.pi * dn / wl))
+    dlnc = band_slopes(lnc, filled_nan((dne - dno) / dn - 1.0 / wl), wl)
+    c = hermite_coefficients(lnc, dlnc, *grid["wl"][:2])
+    return ChebyshevFit(grid, coefficients_from_nodes(c, range(1, c.ndim)))
+
+
+@functools.cache
+def _fits() -> dict:
+    """{cladding: (separated fit, merged fit)} of ln C."""
+    path = DATA_DIR / f"{TABLE_NAME}.npz"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no coupler table; build it with prismpic.pdk.coupler_table.build_table()")
+    with np.load(path) as t:
+        arrays = {k: t[k] for k in t.files}
+    with jax.ensure_compile_time_eval():  # concrete even when the first call is inside a trace
+        return {c: tuple(_fit(grid, *(arrays[f"{c}_{part}_{q}"] for q in QUANTITIES)) for part, grid in grids().items())
+                for c in CLADDINGS}
+
+
+def log_coupling(wl, gap, ridge):
+    """ln C (C in 1/µm) of two identical ridges ``ridge`` (a ``RidgeStack``) at top gap ``gap`` (µm); NaN outside
+    ``domain()`` (callers check first: ``dispersion.check_coupler_inputs``). Jittable and differentiable; each side
+    of the merge reads its own table (the other evaluated at a point inside its own, so gradients stay finite)."""
+    separated, merged = _fits()[ridge.cladding]
+    g = jnp.asarray(gap, dtype=float)
+    gt = touch_gap(ridge.etch_depth, ridge.sidewall_angle_deg)
+    geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
+    s = g - gt
+    apart = s >= JUNCTION
+    ln_sep = separated(wl, jnp.where(apart, s, FOOT_GAP[1]), *geo)
+    ln_mer = merged(wl, jnp.where(apart, 1.0, g / (gt + JUNCTION)), *geo)
+    return jnp.where(apart, ln_sep, ln_mer)
