@@ -10,12 +10,14 @@ default ``Mesh``), and the Richardson limit of the 15/10 nm pair (h²). Points:
 - "default": the default ridge (1.4 × 0.6 µm, 0.35 µm etch, 76.5°, SiO2) at top gaps 0.15–0.6 µm;
 - "walls": the default ridge at 0.3 and 0.4 µm gaps and wall angles 60–90° (at 60° and 67.5° the feet of a 0.3 µm
   gap merge: 2·0.35/tan(angle) = 0.40 and 0.29 µm);
-- "off_grid": points drawn uniformly over the table's domain (gaps 0.15–0.6 µm), both claddings, fixed seeds.
+- "off_grid": points drawn uniformly over the table's domain (gaps 0.15–0.6 µm), both claddings, fixed seeds;
+- "merge": the default ridge's film and width at the gap where the feet just touch, 2·etch/tan(angle).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +56,8 @@ def main() -> None:
     out["default"] = [converged({**DEFAULT, "gap": g}) for g in (0.15, 0.2, 0.3, 0.4, 0.6)]
     out["walls"] = [converged({**DEFAULT, "gap": g, "angle": a}) for g in (0.3, 0.4) for a in (60.0, 67.5, 72.0, 83.0,
                                                                                                 90.0)]
+    out["merge"] = [converged({**DEFAULT, "etch": e, "angle": a, "gap": 2 * e / math.tan(math.radians(a))})
+                    for e, a in ((0.35, 62.0), (0.35, 70.0), (0.35, 74.0), (0.30, 70.0), (0.40, 66.0))]
     out["off_grid"] = []
     for clad, seed in SEEDS.items():
         rng = np.random.default_rng(seed)
@@ -65,7 +69,7 @@ def main() -> None:
                 out["off_grid"].append({**p, "c": None, "error": str(e)})
             print(out["off_grid"][-1], flush=True)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {OUT}: {sum(map(len, (out['default'], out['walls'], out['off_grid'])))} points")
+    print(f"wrote {OUT}: {sum(map(len, (out['default'], out['walls'], out['merge'], out['off_grid'])))} points")
 
 
 if __name__ == "__main__":

@@ -57,10 +57,25 @@ def test_off_grid_points_within_2_5_percent_of_a_converged_solve(row):
     assert model(row) == pytest.approx(row["c"], rel=TOL_OFF_GRID)
 
 
+@pytest.mark.parametrize("row", SOLVES["merge"], ids=label)
+def test_at_the_merge_of_the_feet_within_4_percent(row):
+    """At the gap where the feet just touch the solves' ln C flattens into its kink (∂ln C/∂gap −2.9, −1.85,
+    −0.55 /µm over the last 0.05 µm below it at 70°), which the merged table's 5 nodes in ρ round off: the model is
+    2.6–3.4 % low in a band about ±0.01 µm wide (issue 26 item 4's 2 % is not reached there: the strict xfail below
+    says so until a rebuild puts nodes at the junction)."""
+    assert model(row) == pytest.approx(row["c"], rel=0.04)
+    assert model(row) < row["c"]
+
+
+@pytest.mark.xfail(strict=True, reason="2 % not reached within ±0.01 µm of the feet's merge (issue 26 item 4)")
+def test_at_the_merge_of_the_feet_within_2_percent():
+    assert all(model(r) == pytest.approx(r["c"], rel=TOL) for r in SOLVES["merge"])
+
+
 def test_the_reference_is_converged_in_the_mesh():
     """The 10 nm solve and its Richardson limit agree within 0.5 % at every point: the reference is the structure's,
     not the mesh's (the table is solved at 20 nm)."""
-    rows = [r for r in SOLVES["default"] + SOLVES["walls"] + SOLVES["off_grid"] if r["c"] is not None]
+    rows = [r for r in SOLVES["default"] + SOLVES["walls"] + SOLVES["merge"] + SOLVES["off_grid"] if r["c"] is not None]
     for r in rows:
         assert r["c_steps"][2] == pytest.approx(r["c"], rel=5e-3), label(r)
 
