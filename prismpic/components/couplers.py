@@ -22,7 +22,7 @@ import numpy as np
 from prismpic.checks import check_layout_length, check_range
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
-from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap
+from prismpic.components.ring_physics import coupling_per_um_extended, fit_max_gap, gauss_panels
 from prismpic.components.sbends import (
     check_offset_span,
     check_sbend_radius,
@@ -34,7 +34,7 @@ from prismpic.components.sbends import (
 from prismpic.components.units import db_to_amplitude, db_to_power
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion
+from prismpic.pdk import coupler_table, dispersion
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -42,7 +42,6 @@ from prismpic.pdk.rules import RULES
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)  # phase quadrature on [-1, 1]
-_CNODES, _CWEIGHTS = np.polynomial.legendre.leggauss(64)  # coupling quadrature (sharper integrand)
 
 
 # ---------------------------------------------------------------------------- tapers
@@ -277,13 +276,17 @@ def _arm_coupling(wl, gap, dy, bend_length, ridge: RidgeStack):
     """∫ C(g(x)) dx over one S-bend pair of ``ridge`` (``RidgeStack``), g(x) = gap + 2·y(x) the local edge-to-edge
     gap (µm)."""
     h = (dy - gap - ridge.width) / 2
-    # split where g(x) leaves the fit for its exponential continuation (a kink in dC/dg), so
-    # that each Gauss–Legendre piece integrates a smooth function
-    g_m = jnp.minimum(fit_max_gap(), gap + 2.0 * h)
-    u_m = jnp.arccos(1.0 - jnp.clip((g_m - gap) / h, 0.0, 2.0)) / jnp.pi
-    v = 0.5 * (_CNODES + 1.0)
-    u = jnp.concatenate([u_m * v, u_m + (1.0 - u_m) * v])
-    du = jnp.concatenate([u_m * 0.5 * _CWEIGHTS, (1.0 - u_m) * 0.5 * _CWEIGHTS])
+
+    def arm_position(g):  # u ∈ [0, 1] along the arm where the local gap is g, with finite gradients at the ends
+        x = jnp.clip((g - gap) / h, 0.0, 2.0)
+        inside = (x > 0) & (x < 2)
+        return jnp.where(inside, jnp.arccos(1.0 - jnp.where(inside, x, 1.0)) / jnp.pi, jnp.where(x > 0, 1.0, 0.0))
+
+    # split where C(g) has a kink (the feet's merge; the fit's end, beyond which it is continued as an exponential),
+    # so that each Gauss–Legendre piece integrates a smooth function and the sum is smooth in the geometry
+    u_merge = arm_position(coupler_table.merge_gap(ridge))
+    u_fit = jnp.maximum(arm_position(fit_max_gap()), u_merge)
+    u, du = gauss_panels([jnp.zeros_like(u_merge), u_merge, u_fit, jnp.ones_like(u_merge)], (32, 64, 64))
     g = gap + h * (1.0 - jnp.cos(jnp.pi * u))
     wl = jnp.asarray(wl, dtype=float)
     c = coupling_per_um_extended(wl[..., None], g, ridge)

@@ -108,7 +108,7 @@ def check_ring_inputs(wl, p: dict) -> None:
         g = concrete(gap)
         if g is None:
             continue
-        local, _ = coupler_local_gaps(float(np.asarray(g)), radius, width, xp=np)  # as ``coupling_angle`` takes them
+        local, _ = coupler_local_gaps(float(np.asarray(g)), radius, ridge, xp=np)  # as ``coupling_angle`` takes them
         dispersion.check_coupler_inputs(w[..., None], np.minimum(local, g_m), ridge)
     for axis in ("z", "y"):  # the round trip's two crystal directions at the bend radius
         dispersion.check_mode_inputs(w, ridge, radius, "te", axis)

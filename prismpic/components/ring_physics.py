@@ -23,7 +23,7 @@ from prismpic.components.ring_design import (  # noqa: F401 (the ring's defaults
     RingDesign,
 )
 from prismpic.components.units import db_to_amplitude
-from prismpic.pdk import dispersion, electrodes, materials, scattering
+from prismpic.pdk import coupler_table, dispersion, electrodes, materials, scattering
 from prismpic.pdk.cross_sections import RIDGE_WIDTH, RING_RADIUS, SLAB_MARGIN
 from prismpic.pdk.ridge_stack import DEFAULT as DEFAULT_RIDGE
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -36,7 +36,6 @@ ELECTRODE_WIDTH = 10.0  # µm, plate height
 INDEX_CORRECTION_WL_UM = 1.55  # λ0 of the effective-index correction (``index_correction``)
 INDEX_CORRECTION_MAX = 0.12  # |Δn_eff|, |Δn_g| allowed: about 5 % of the ridge's n_g
 _COUPLER_SPAN = 3.0  # µm: the coupler integral runs where g(z) − gap ≤ this (tail erfc(√(3γ)) < 1e-5 of Φ for γ ≥ 3/µm)
-_ZN, _ZW = np.polynomial.legendre.leggauss(64)
 _EN, _EW = np.polynomial.legendre.leggauss(48)
 
 
@@ -53,18 +52,47 @@ def coupling_angle(wl=1.55, gap=GAP, radius=RING_RADIUS, ridge: RidgeStack = DEF
     check_range("radius", radius, RULES.min_bend_radius, 500.0, unit="µm")  # concrete values (the fits jit this)
     check_range("gap", gap, RULES.min_ridge_gap, MAX_GAP, unit="µm")
     wl = jnp.asarray(wl, dtype=float)
-    g, z_max = coupler_local_gaps(gap, radius, ridge.width)
-    c = coupling_per_um_extended(wl[..., None], g, ridge)
-    return jnp.sum(c * _ZW, axis=-1) * z_max
+    g, w = coupler_local_gaps(gap, radius, ridge)
+    return jnp.sum(coupling_per_um_extended(wl[..., None], g, ridge) * w, axis=-1)
 
 
-def coupler_local_gaps(gap, radius, width, xp=jnp):
-    """(g, z_max): the local bus-to-ring gaps g(z_k) = gap + R_o − √(R_o² − z_k²) (µm) at the coupler integral's
-    Gauss nodes z_k, and its half span z_max (µm); ``xp`` the array module (NumPy for checks on concrete values)."""
-    r_out = radius + width / 2
-    z_max = xp.sqrt(2 * r_out * _COUPLER_SPAN - _COUPLER_SPAN**2)
-    z = z_max * _ZN
-    return gap + r_out - xp.sqrt(r_out**2 - z**2), z_max
+def coupler_local_gaps(gap, radius, ridge: RidgeStack, xp=jnp):
+    """(g, w): the coupler integral's nodes as local bus-to-ring gaps g (µm) and their weights w (µm), so that
+    Φ = Σ w·C(g); ``xp`` the array module (NumPy for checks on concrete values).
+
+    The integral runs in u = √(g − gap): the local gap g(z) = gap + R_o − √(R_o² − z²) gives z = u√(2R_o − u²),
+    smooth in u, over u ∈ [0, √``_COUPLER_SPAN``] and both halves of the coupler. Its Gauss panels split where
+    C(g) has a kink: the feet's merge (``coupler_table.merge_gap``; the supermode solves' slope of ln C jumps 10×
+    there at 70° walls) and the start of the exponential continuation (``coupling_per_um_extended``). With fixed
+    nodes across a kink, Φ would carry a small kink wherever it crosses a node as the geometry moves, and a fit over
+    gaps and walls stalls on them; split there, Φ is smooth (C¹) in every parameter.
+    """
+    r_out = radius + ridge.width / 2
+    u_merge = gap_coordinate(coupler_table.merge_gap(ridge) - gap, xp)
+    u_fit = xp.maximum(gap_coordinate(fit_max_gap() - gap, xp), u_merge)
+    u, du = gauss_panels([xp.zeros_like(u_merge), u_merge, u_fit, xp.full_like(u_merge, math.sqrt(_COUPLER_SPAN))],
+                         (32, 32, 16), xp)
+    dz_du = 2 * (r_out - u**2) / xp.sqrt(2 * r_out - u**2)
+    return gap + u**2, 2 * du * dz_du
+
+
+def gap_coordinate(depth, xp=jnp):
+    """u = √depth (µm^½) of a local gap ``depth`` µm beyond the closest one, clipped to [0, ``_COUPLER_SPAN``], with a
+    finite gradient at 0."""
+    d = xp.clip(depth, 0.0, _COUPLER_SPAN)
+    return xp.where(d > 0, xp.sqrt(xp.where(d > 0, d, 1.0)), 0.0)
+
+
+def gauss_panels(edges, counts, xp=jnp):
+    """(nodes, weights) along a last axis: Gauss–Legendre panels between consecutive ``edges`` (arrays of one shape,
+    non-decreasing; a panel of zero length gets zero weights) with ``counts`` nodes each."""
+    nodes, weights = [], []
+    for a, b, n in zip(edges[:-1], edges[1:], counts, strict=True):
+        t, w = np.polynomial.legendre.leggauss(n)
+        span = (xp.asarray(b) - xp.asarray(a))[..., None]
+        nodes.append(xp.asarray(a)[..., None] + span * 0.5 * (t + 1.0))
+        weights.append(span * 0.5 * w)
+    return xp.concatenate(nodes, axis=-1), xp.concatenate(weights, axis=-1)
 
 
 def fit_max_gap() -> float:

@@ -74,6 +74,12 @@ def touch_gap(etch_depth, sidewall_angle_deg):
     return 2.0 * etch_depth / jnp.tan(jnp.deg2rad(sidewall_angle_deg))
 
 
+def merge_gap(ridge):
+    """The top gap (µm) where the model's ln C has its kink: the feet's merge g_t + ``JUNCTION``, where the merged
+    table meets the separated one (``log_coupling``)."""
+    return touch_gap(ridge.etch_depth, ridge.sidewall_angle_deg) + JUNCTION
+
+
 def line_gaps(film: float, etch_fraction: float, angle: float) -> tuple[list[float], list[float]]:
     """Top gaps (µm) of one line's separated nodes (foot gaps + g_t) and merged nodes (ρ (g_t + JUNCTION), without
     ρ = 1, which is the separated table's first node)."""

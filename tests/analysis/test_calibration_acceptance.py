@@ -146,7 +146,7 @@ def ng_reach() -> tuple[float, float]:
 CASES = {
     "ad-nominal-q2e4-under": ("add_drop", 1.00, 2e4, "under", 15.0, 0.5, {}),
     "ad-ng-3%-q2e4-under": ("add_drop", 0.97, 2e4, "under", 15.0, 0.5, {}),
-    "ad-ng+3%-q5e3-under": ("add_drop", 1.03, 5e3, "under", 12.0, 0.5, {}),
+    "ad-ng+3%-q5e3-under": ("add_drop", 1.03, 5e3, "under", 12.0, 0.5, {}),  # gaps below the feet's merge
     "ad-ng-1%-q1e5-under-offset": ("add_drop", 0.99, 1e5, "under", 15.0, 0.3, {"wavelength_offset_nm": 0.03}),
     "ad-ng+1.5%-q5e4-over-ripple": ("add_drop", 1.015, 5e4, "over", 15.0, 0.7, {"ripple_db": 0.05}),
     "ad-ng-1.5%-q2e4-over": ("add_drop", 0.985, 2e4, "over", 10.0, 0.5, {}),
@@ -163,18 +163,8 @@ CASES = {
 }
 
 
-# The strongest add-drop coupling (Q_L 5e3, n_g +3 %) needs gaps where the two ridges' feet merge (gap 0.15 µm, 72°
-# walls: touch gap 0.23 µm): the coupling tables give ln C the kink the supermode solves have there (∂ln C/∂gap
-# −0.55 /µm on the merged side, −5.8 on the other, at 70°), and the Levenberg–Marquardt fit reproduces the specs
-# (Q_L 4998 against 5020, ER 11.99 against 12.0 dB) but does not meet its convergence test in 200 steps (session 29;
-# issue 26: not resolved until the fit handles the kink).
-KINK = {"ad-ng+3%-q5e3-under"}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="coupling kink at the "
-                                                                          "feet's merge")) if c in KINK else c
-                                  for c in CASES])
+@pytest.mark.parametrize("case", list(CASES))
 def test_textbook_spectra_are_fitted_within_the_acceptance(case):
     """Every textbook spectrum is fitted (none refused, none failed) and its specs meet the acceptance."""
     kind, scale, q, regime, er, share, inst = CASES[case]

@@ -18,6 +18,7 @@ from scipy.optimize import brentq
 
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import ring_physics
+from prismpic.components.couplers import coupling_phase
 from prismpic.components.ring_design import RingDesign
 from prismpic.components.rings import (
     critical_gap,
@@ -29,7 +30,7 @@ from prismpic.components.rings import (
     ring_all_pass_model,
     ring_specs,
 )
-from prismpic.pdk import dispersion, materials
+from prismpic.pdk import coupler_table, dispersion, materials
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
@@ -159,6 +160,41 @@ def test_coupling_angle_quadrature_and_closed_form(monkeypatch):
         assert phi == pytest.approx(exact, rel=1e-4)
         closed = c0 * math.exp(-gam * gap) * math.sqrt(2 * math.pi * ro / gam)
         assert phi == pytest.approx(closed, rel=2.0 / (gam * ro))  # parabolic-gap approximation, O(1/γR)
+
+
+def test_coupling_angle_where_the_feet_merge_is_the_adaptive_integral_and_smooth():
+    """Gaps below the feet's merge (72° walls: merge at 0.23 µm): Φ equals an adaptive integral split at the kink of
+    C(g) within 1e-6, and it is smooth in the wall angle: its gradient's steps over a 0.01° sweep are even (max/median
+    < 3; fixed Gauss nodes across the kink gave 391, a fit over the angle stalled on them)."""
+    ridge = RidgeStack(width=W, sidewall_angle_deg=72.0)
+    g_k = float(coupler_table.merge_gap(ridge))
+    ro = R + W / 2
+    for gap in (0.15, 0.2, g_k - 1e-3, g_k):
+        def c(z, gap=gap):
+            g = gap + ro - math.sqrt(ro**2 - z**2)
+            return float(ring_physics.coupling_per_um_extended(1.55, g, ridge))
+        # the model's integral runs to a local gap 3 µm past the closest one; kinks: the merge and the fit's end
+        kinks = [math.sqrt(ro**2 - (ro - d) ** 2) for d in (g_k - gap, ring_physics.fit_max_gap() - gap) if d > 0]
+        exact = 2 * quad(c, 0.0, math.sqrt(ro**2 - (ro - 3.0) ** 2), points=kinks, limit=400, epsabs=1e-13,
+                         epsrel=1e-11)[0]
+        assert float(ring_physics.coupling_angle(1.55, gap, R, ridge)) == pytest.approx(exact, rel=1e-6), gap
+    grad = jax.jit(jax.vmap(jax.grad(
+        lambda a: ring_physics.coupling_angle(1.55, 0.15, R, RidgeStack(width=W, sidewall_angle_deg=a)))))
+    steps = np.abs(np.diff(np.asarray(grad(np.linspace(70.0, 74.0, 401)))))
+    assert steps.max() / np.median(steps) < 3.0
+
+
+def test_directional_coupler_arms_are_smooth_where_the_feet_merge():
+    """The S-bend arms' integral is split at the merge too: dΦ/d(angle) of a 0.15 µm coupler steps evenly over a
+    0.01° sweep through 72° (max/median < 3) and equals a central difference of Φ."""
+    def phi(a):
+        return coupling_phase(1.55, gap=0.15, length=5.0, dy=4.0, bend_length=10.0, width=W, sidewall_angle_deg=a)
+    grad = jax.jit(jax.vmap(jax.grad(phi)))
+    angles = np.linspace(70.0, 74.0, 401)
+    g = np.asarray(grad(angles))
+    steps = np.abs(np.diff(g))
+    assert steps.max() / np.median(steps) < 3.0
+    assert g[200] == pytest.approx((float(phi(72.001)) - float(phi(71.999))) / 0.002, rel=1e-5)
 
 
 # ---------------------------------------------------------------------------- spectrum
