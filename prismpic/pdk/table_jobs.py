@@ -221,8 +221,8 @@ def supermode_guesses(n0: float, gaps: list[float], done: list[tuple[float, floa
 
 
 def coupler_line_job(clad, angle, wl, gaps, w, t, f, mesh=None):
-    """[(n_even, n_odd, dn_even/dλ, dn_odd/dλ) or None] of one coupler at each gap of ``gaps`` (µm). The gaps are
-    solved from the widest down, each search at the supermodes predicted from the wider ones and the single ridge's
+    """[(n_even, n_odd, dn_even/dλ, dn_odd/dλ) or None] of one coupler at each gap of ``gaps`` (µm). The distinct gaps
+    are solved from the widest down, each search at the supermodes predicted from the wider ones and the single ridge's
     TE0 (``supermode_guesses``, ``supermodes.coupled_modes(guess=...)``); ``mesh``: a dict of ``Mesh`` fields (None:
     the default mesh)."""
     from prismpic.pdk import modesolver as ms
@@ -235,7 +235,8 @@ def coupler_line_job(clad, angle, wl, gaps, w, t, f, mesh=None):
         n0 = ms.straight_mode(wl, w, t, f * t, "te", "z", clad, angle, None).neff.real
     except RuntimeError:
         n0 = None
-    order = sorted(gaps, reverse=True)
+    order = sorted(set(gaps), reverse=True)  # a gap given twice is solved once (at 90° walls g_t = 0: the merged
+    # nodes and the feet's merge are all the top gap 0; a repeated gap broke the prediction, and its solve ran unguided)
 
     def predict(done):
         return None if n0 is None else supermode_guesses(n0, order, [(e.neff.real, o.neff.real) for e, o in done])

@@ -185,15 +185,15 @@ def test_coupling_angle_where_the_feet_merge_is_the_adaptive_integral_and_smooth
 
 
 def test_directional_coupler_arms_are_smooth_where_the_feet_merge():
-    """The S-bend arms' integral is split at the merge too: dΦ/d(angle) of a 0.15 µm coupler steps evenly over a
-    0.01° sweep through 72° (max/median < 3) and equals a central difference of Φ."""
+    """The S-bend arms' integral is split at the merge too: dΦ/d(angle) of a 0.15 µm coupler changes smoothly over
+    a 0.01° sweep through 72° (no step over 1.5× the mean of its neighbours) and equals a central difference of Φ."""
     def phi(a):
         return coupling_phase(1.55, gap=0.15, length=5.0, dy=4.0, bend_length=10.0, width=W, sidewall_angle_deg=a)
     grad = jax.jit(jax.vmap(jax.grad(phi)))
     angles = np.linspace(70.0, 74.0, 401)
     g = np.asarray(grad(angles))
     steps = np.abs(np.diff(g))
-    assert steps.max() / np.median(steps) < 3.0
+    assert (steps[1:-1] / (0.5 * (steps[:-2] + steps[2:]))).max() < 1.5  # no step stands out of its neighbours
     assert g[200] == pytest.approx((float(phi(72.001)) - float(phi(71.999))) / 0.002, rel=1e-5)
 
 

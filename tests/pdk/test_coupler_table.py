@@ -44,9 +44,9 @@ def test_default_ridge_over_gaps_and_walls_within_2_percent_of_a_converged_solve
     assert model(row) == pytest.approx(row["c"], rel=TOL)
 
 
-# Off the default ridge the 3-node film and etch axes leave up to 2.06 % (sio2, 0.54 µm gap, 82° walls, 1.64 µm
+# Off the default ridge the 3-node film and etch axes leave up to 2.08 % (sio2, 0.54 µm gap, 82° walls, 1.64 µm
 # ridge on a 0.54 µm film; 1-D lines through it miss by 1.5–3 % along etch, width and film alike): issue 26 item 4
-# asks for 2 % everywhere, which these points hold to 2.5 % (rms 0.9 %).
+# asks for 2 % everywhere, which these points hold to 2.5 % (rms 1.1 %).
 TOL_OFF_GRID = 0.025
 
 
@@ -58,18 +58,11 @@ def test_off_grid_points_within_2_5_percent_of_a_converged_solve(row):
 
 
 @pytest.mark.parametrize("row", SOLVES["merge"], ids=label)
-def test_at_the_merge_of_the_feet_within_4_percent(row):
-    """At the gap where the feet just touch the solves' ln C flattens into its kink (∂ln C/∂gap −2.9, −1.85,
-    −0.55 /µm over the last 0.05 µm below it at 70°), which the merged table's 5 nodes in ρ round off: the model is
-    2.6–3.4 % low in a band about ±0.01 µm wide (issue 26 item 4's 2 % is not reached there: the strict xfail below
-    says so until a rebuild puts nodes at the junction)."""
-    assert model(row) == pytest.approx(row["c"], rel=0.04)
-    assert model(row) < row["c"]
-
-
-@pytest.mark.xfail(strict=True, reason="2 % not reached within ±0.01 µm of the feet's merge (issue 26 item 4)")
-def test_at_the_merge_of_the_feet_within_2_percent():
-    assert all(model(r) == pytest.approx(r["c"], rel=TOL) for r in SOLVES["merge"])
+def test_at_the_merge_of_the_feet_within_2_percent_of_a_converged_solve(row):
+    """Where the feet just touch, ln C kinks (∂ln C/∂gap −1.75 /µm over the last 5 nm below the merge, −6.0 above it,
+    at 70°, 20 nm solves). The two tables meet there, so the kink sits on their common node; with the junction 5 nm
+    into the separated side the merged table's last interval held it and the model was 2.6–3.4 % low here."""
+    assert model(row) == pytest.approx(row["c"], rel=TOL)
 
 
 def test_the_reference_is_converged_in_the_mesh():
@@ -80,12 +73,12 @@ def test_the_reference_is_converged_in_the_mesh():
         assert r["c_steps"][2] == pytest.approx(r["c"], rel=5e-3), label(r)
 
 
-def test_the_two_tables_meet_at_the_junction():
+def test_the_two_tables_meet_where_the_feet_merge():
     """The separated table's first node is the merged table's last (the same solves): the coupling is continuous
-    across the junction. Its slope is not (the solves' own: the trench's flat bottom closes there; at 70° walls
+    across the merge. Its slope is not (the solves' own: the trench's flat bottom closes there; at 70° walls
     ∂ln C/∂gap is −1.5 /µm on the merged side and −5.5 /µm on the separated one), and finite on both sides."""
     r = RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.35, sidewall_angle_deg=70.0)
-    g = float(ct.touch_gap(r.etch_depth, r.sidewall_angle_deg)) + ct.JUNCTION
+    g = float(ct.merge_gap(r))
     below, above = (float(ct.log_coupling(1.55, g + d, r)) for d in (-1e-9, 1e-9))
     assert above == pytest.approx(below, abs=1e-7)
     slope = jax.grad(lambda x: ct.log_coupling(1.55, x, r))
@@ -105,7 +98,12 @@ def test_shipped_table_was_solved_as_the_code_specifies(tmp_path):
         for clad in ct.CLADDINGS:
             for part, grid in ct.grids().items():
                 assert t[f"{clad}_{part}_neven"].shape == tuple(v[2] for v in grid.values())
-            assert np.isfinite(t[f"{clad}_separated_neven"]).all(), clad  # a supermode pair at every node
+            for part in ct.grids():  # a supermode pair at every node, and no hybrid mode's slope: the 90° lines
+                # solved at the top gap 0 (the fused ridge) failed or gave d ln C/dλ of 1e13 /µm (``MIN_SOLVED_GAP``)
+                ne, no = t[f"{clad}_{part}_neven"], t[f"{clad}_{part}_nodd"]
+                slope = (t[f"{clad}_{part}_dneven_dwl"] - t[f"{clad}_{part}_dnodd_dwl"]) / (ne - no)
+                assert np.isfinite(ne).all() and (ne > no).all(), (clad, part)
+                assert np.abs(slope).max() < 30.0, (clad, part)
     again = ct.build_table(tmp_path, reuse_from=ct.DATA_DIR)  # same spec: copied, nothing solved
     assert again == meta
     assert (tmp_path / f"{ct.TABLE_NAME}.npz").read_bytes() == (ct.DATA_DIR / f"{ct.TABLE_NAME}.npz").read_bytes()
@@ -131,7 +129,9 @@ def test_coupling_falls_with_the_gap_and_grows_as_the_walls_slope_on_both_sides_
     for angle in (60.0, 70.0, 76.5, 90.0):
         c = np.asarray(dsp.coupling_per_um(1.55, gaps, RidgeStack(sidewall_angle_deg=angle)))
         assert np.all(np.diff(c) < 0), angle
-    at = [float(dsp.coupling_per_um(1.55, 0.3, RidgeStack(sidewall_angle_deg=a))) for a in (90, 80, 70, 65, 60)]
+    # at 0.3 µm the feet merge at 66.8°: C grows as the walls slope while they stand apart; past the merge the
+    # solves themselves are flat (20 nm: 0.0308, 0.0303, 0.0303 /µm at 65, 62.5, 60°) and the model follows them
+    at = [float(dsp.coupling_per_um(1.55, 0.3, RidgeStack(sidewall_angle_deg=a))) for a in (90, 80, 70, 67)]
     assert all(b > a for a, b in zip(at, at[1:], strict=False)), at
 
 

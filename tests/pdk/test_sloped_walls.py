@@ -111,11 +111,13 @@ def test_compact_model_matches_converged_solve_off_grid(point):
 
 
 def test_coupling_grows_as_the_walls_slope_at_a_fixed_top_gap():
-    # the feet of sloped ridges come closer by 2·etch/tan(angle) at the same top gap: C must grow
+    # the feet of sloped ridges come closer by 2·etch/tan(angle) at the same top gap: while they stand apart C must
+    # grow (they merge at 70.3° here). Past the merge it need not: 20 nm supermode solves give 0.0366, 0.0353 and
+    # 0.0358 /µm at 70, 65 and 60° (the V-groove's bottom rises as its walls part)
     cs = [float(dispersion.coupling_per_um(1.55, 0.25, RidgeStack(width=1.4, film_thickness=0.6, etch_depth=0.35,
                                                                   sidewall_angle_deg=a)))
-          for a in (90.0, 80.0, 70.0, 60.0)]
-    assert all(b > a for a, b in zip(cs, cs[1:], strict=False)), cs
+          for a in (90.0, 80.0, 72.0, 60.0)]
+    assert cs[0] < cs[1] < cs[2], cs
     assert cs[-1] > 1.2 * cs[0], cs  # a 0.35 µm etch at 60° moves each foot 0.2 µm: a large effect
 
 

@@ -57,6 +57,28 @@ def test_coupler_line_finds_the_supermodes_of_plain_searches(clad, wl, w, t, f, 
         assert got == pytest.approx(want, abs=1e-9), gap
 
 
+def test_a_gap_given_twice_is_solved_once_with_its_guess(monkeypatch):
+    """At 90° walls the coupler table's merged nodes and the feet's merge are all the top gap 0 (g_t = 0); such a
+    line solves each distinct gap once, guided like any other, and repeats its result (a repeated gap used to stop
+    the predictions and be solved again unguided: wrong supermodes, dλ-slopes of 1e13 /µm at those nodes)."""
+    calls = []
+    plain = supermodes.coupled_modes
+
+    def counted(wl, gap, *args, **kwargs):
+        calls.append((gap, kwargs.get("guess")))
+        return plain(wl, gap, *args, **kwargs)
+
+    monkeypatch.setattr(supermodes, "coupled_modes", counted)
+    clad, wl, w, t, f, a = "sio2", 1.55, 1.2, 0.6, 0.6, 70.0
+    line = tj.coupler_line_job(clad, a, wl, [*GAPS, 0.1, 0.1], w, t, f)
+    assert sorted(g for g, _ in calls) == sorted(GAPS)
+    assert all(guess is not None for _, guess in calls)
+    assert line[-1] == line[-2] == line[GAPS.index(0.1)]
+    even, odd = plain(wl, 0.1, w, t, f * t, cladding=clad, sidewall_angle_deg=a)
+    assert line[-1] == pytest.approx((even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real),
+                                     abs=1e-9)
+
+
 def test_bend_pair_line_finds_the_modes_of_plain_bend_searches():
     clad, axis, wl, w, t, f, a = "sio2", "z", 1.55, 1.4, 0.6, 0.6, 76.5
     straight = ms.straight_mode(wl, w, t, f * t, "te", axis, clad, a, None, decouple_tm=True).neff.real
