@@ -60,7 +60,7 @@ def test_calibrate_design_takes_the_preset_under_the_users_values():
 
     got = _design(["gap=0.25", "film_thickness=0.45"], "tfln400", rings.ring_add_drop_model)
     assert got == dict(film_thickness=0.45, etch_depth=0.2, sidewall_angle_deg=76.5, cladding="sio2",
-                       loss_db_per_cm=0.2, electrode_height=1.0, gap=0.25)
+                       loss_db_per_cm=None, electrode_height=1.0, gap=0.25)
     assert _design(["gap=0.25"]) == {"gap": 0.25}
 
 

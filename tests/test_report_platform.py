@@ -2,7 +2,7 @@
 stack, what cannot follow it says so, and without the option the report is what it was.
 
 The stack values below are typed from the tfln400 preset's public sources (Luxtelligence LNOI400: 400 nm film,
-200 nm slab, walls 13.5° from the vertical, SiO2 cladding, 0.2 dB/cm), not read from ``pdk.platforms``; the
+200 nm slab, walls 13.5° from the vertical, SiO2 cladding, loss from physics: 0.2 dB/cm on its 1.0 µm rib), not read from ``pdk.platforms``; the
 reference numbers come from the solvers and models called here directly. Only the platform and ring sections run
 (the full report takes minutes)."""
 
@@ -19,7 +19,7 @@ from prismpic.report import build, preset
 from prismpic.report import sections as report_sections
 
 TFLN400 = {"film_thickness": 0.4, "etch_depth": 0.2, "sidewall_angle_deg": 90.0 - 13.5, "cladding": "sio2",
-           "loss_db_per_cm": 0.2}
+           "loss_db_per_cm": None}
 ELECTRODE_HEIGHT = 1.0  # µm: the metal's bottom above the LN film top, on the cladding (lnoi400/tech.py)
 RIDGE_WIDTH = 1.4  # µm, the straight ridge the platform section solves (pdk.cross_sections.RIDGE_WIDTH)
 RING_KEYS = ("ng", "fsr_nm", "fwhm_nm", "q_loaded", "q_intrinsic", "extinction_db", "drop_loss_db",

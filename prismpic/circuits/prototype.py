@@ -217,7 +217,7 @@ def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=LO
         wl: wavelengths (µm), shape (W,); None takes the channel plan.
         voltages: ring voltages (V), shape (n_rows, d); None is 0 V.
         delta_t_k: temperature change of the rings (K), scalar or (n_rows, d).
-        loss_db_per_cm: waveguide propagation loss (dB/cm), everywhere.
+        loss_db_per_cm: waveguide propagation loss (dB/cm), everywhere; None: from physics (each guide's own).
         excess_loss_db: excess loss of each Y-branch (dB).
         fiber_mfd_um: fiber mode-field diameter (µm); None takes the edge coupler's default.
         **layout: ``prototype`` parameters.
@@ -230,7 +230,8 @@ def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=LO
     voltages = jnp.zeros((p["n_rows"], p["d"])) if voltages is None else _check_voltages(voltages, p)
     dts = jnp.broadcast_to(jnp.asarray(delta_t_k, dtype=float), voltages.shape)
     check_range("delta_t_k", dts, -150.0, 300.0, unit="K")
-    f = _fast(tuple(sorted(p.items())), float(loss_db_per_cm), float(excess_loss_db), fiber_mfd_um)
+    loss = None if loss_db_per_cm is None else float(loss_db_per_cm)  # None: from physics
+    f = _fast(tuple(sorted(p.items())), loss, float(excess_loss_db), fiber_mfd_um)
     n = wl.shape[0]
     bucket = max(128, 1 << (n - 1).bit_length())  # pad wl to a power of two: one compilation serves many lengths
     e_drop, e_thr = f(jnp.concatenate([wl, jnp.full(bucket - n, wl[-1])]), voltages, dts)
@@ -238,7 +239,7 @@ def prototype_fields(wl=None, voltages=None, *, delta_t_k=0.0, loss_db_per_cm=LO
 
 
 @functools.lru_cache(maxsize=16)
-def _fast(items: tuple, loss_db_per_cm: float, excess_loss_db: float, fiber_mfd_um):
+def _fast(items: tuple, loss_db_per_cm: float | None, excess_loss_db: float, fiber_mfd_um):
     """``prototype_fields`` for one layout and physics, jitted over (wl, voltages, delta_t_k) and cached."""
     p = dict(items)
     phys = dict(loss_db_per_cm=loss_db_per_cm)

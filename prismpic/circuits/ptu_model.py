@@ -59,7 +59,9 @@ from prismpic.components.gain import (
 )
 from prismpic.components.model_signature import CELL, model_of
 from prismpic.components.waveguides import straight_model
+from prismpic.pdk import scattering
 from prismpic.pdk.cross_sections import ridge_width
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDING, ETCH_DEPTH, FILM_THICKNESS, LOSS_DB_PER_CM, SIDEWALL_ANGLE_DEG
 
 READOUTS = ("broadband", "per_wavelength")
@@ -96,7 +98,9 @@ def _pcm_table(wl, pcm_length, pcm_width, pcm_thickness, width, film_thickness, 
     dn = pcm_mod.pcm_delta_neff(wl[None, :], nodes[:, None], pcm_width, pcm_thickness, width, film_thickness,
                                 etch_depth, sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     total = pcm_length + 2 * PCM_MARGIN
-    bare = 10.0 ** (-loss_db_per_cm * total * 1e-4 / 10.0)
+    ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
+                       sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
+    bare = 10.0 ** (-scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * total * 1e-4 / 10.0)
     return nodes, weights, jnp.imag(dn), bare, 4 * jnp.pi / wl * pcm_length
 
 

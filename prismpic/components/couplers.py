@@ -34,7 +34,7 @@ from prismpic.components.sbends import (
 from prismpic.components.units import db_to_amplitude, db_to_power
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import coupler_table, dispersion
+from prismpic.pdk import coupler_table, dispersion, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -67,7 +67,10 @@ def _taper_response(wl, length, ridge: RidgeStack, width2, loss_db_per_cm):
     n_max = dispersion.neff(wl, ridge.replace(width=w_max), jnp.inf, "te", "z")
     opl = jnp.sum(n * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) * length + n_max * (1.0 - (ub - ua)) * length
     phase = 2 * jnp.pi / wl * opl
-    return db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(1j * phase)
+    per_cm = scattering.propagation_loss_db_per_cm(wl[..., None], ridge.replace(width=w), loss_db_per_cm)
+    per_cm_max = scattering.propagation_loss_db_per_cm(wl, ridge.replace(width=w_max), loss_db_per_cm)
+    loss_db = (jnp.sum(per_cm * 0.5 * _WEIGHTS, axis=-1) * (ub - ua) + per_cm_max * (1.0 - (ub - ua))) * length * 1e-4
+    return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
 
 def _add_slabbed_polygon(c: gf.Component, points, xs) -> None:
@@ -156,7 +159,7 @@ def y_splitter_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     excess_loss_db: FloatLike = 0.2,
     imbalance_db: FloatLike = 0.0,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
@@ -176,7 +179,7 @@ def y_splitter_model(
         wl: wavelength (µm), scalar or array.
         length, output_separation, taper_length, tip_gap, width, cross_section: as the cell.
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``).
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
         excess_loss_db: junction excess loss (dB), in [0, 10].
         imbalance_db: 10·log10 P(o2)/P(o3) (dB), in [−10, 10].
@@ -377,7 +380,7 @@ def directional_coupler_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -391,7 +394,7 @@ def directional_coupler_model(
         wl: wavelength (µm), scalar or array.
         gap, length, dy, bend_length, width, cross_section: as the cell (µm; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``).
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
 
     Example: a 3 dB coupler's length from the coupling phase, then its split (lossless):
@@ -413,7 +416,8 @@ def directional_coupler_model(
     h = (dy - gap - width) / 2
     bend = sbend_response(wl, bend_length, h, ridge, loss_db_per_cm)
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
-    straight = db_to_amplitude(loss_db_per_cm * length * 1e-4) * jnp.exp(2j * jnp.pi * n * length / wl)
+    loss_db = scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * length * 1e-4
+    straight = db_to_amplitude(loss_db) * jnp.exp(2j * jnp.pi * n * length / wl)
     t = bend**2 * straight
     through = t * jnp.cos(phi)
     cross = -1j * t * jnp.sin(phi)

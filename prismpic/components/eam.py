@@ -23,7 +23,7 @@ from prismpic.components.modulators import check_electrode_clearance
 from prismpic.components.registry import Device
 from prismpic.components.waveguides import check_waveguide_params
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion, layers
+from prismpic.pdk import dispersion, layers, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -194,7 +194,7 @@ def eam_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     voltage_v: FloatLike = 0.0,
     insertion_loss_db: FloatLike = TRANSITION_LOSS_DB,
     bandgap_wavelength_um: FloatLike = fk.BANDGAP_WAVELENGTH_UM,
@@ -210,7 +210,8 @@ def eam_model(
         absorber_length, mesa_width, taper_length, electrode_width, width, cross_section: the cell's geometry
             (µm; the cross-section a name).
         film_thickness, etch_depth, sidewall_angle_deg, cladding: the LN ridge under the block.
-        loss_db_per_cm: propagation loss of the LN ridge (dB/cm).
+        loss_db_per_cm: propagation loss of the LN ridge (dB/cm); None: from physics
+            (``scattering.propagation_loss_db_per_cm``).
         voltage_v: reverse bias (V), in [0, 10].
         insertion_loss_db: the two LN ↔ III-V transitions (dB; ≈ 1 dB each †).
         bandgap_wavelength_um: band-gap wavelength of the InGaAsP absorber (µm).
@@ -234,7 +235,7 @@ def eam_model(
     total = absorber_length + 2 * taper_length
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     field = fk.field_v_per_m(voltage_v, intrinsic_thickness_um)
-    loss_db = loss_db_per_cm * total * 1e-4 + insertion_loss_db + eam_absorption_db(
+    loss_db = scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * total * 1e-4 + insertion_loss_db + eam_absorption_db(
         voltage_v, absorber_length, wl, bandgap_wavelength_um, absorber_confinement, intrinsic_thickness_um)
     dn = absorber_confinement * fk.index_change(wl, field, bandgap_wavelength_um)
     t = 10.0 ** (-loss_db / 20.0) * jnp.exp(2j * jnp.pi * (n * total + dn * absorber_length) / wl)

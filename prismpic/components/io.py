@@ -17,7 +17,7 @@ from prismpic.components.pcm import slab_te0
 from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion, layers, materials
+from prismpic.pdk import dispersion, layers, materials, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import SLAB_MARGIN, get_cross_section, ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -131,7 +131,10 @@ def _taper_transmission(wl, taper_length, tip_width, ridge: RidgeStack, loss_db_
     n_eim = slab_te0(wl_n, n_film, n_slab, jnp.minimum(w, w_lo))[0] - slab_te0(wl_n, n_film, n_slab, w_lo)[0]
     n = n_tab + jnp.where(w < w_lo, n_eim, 0.0)
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _TAPER_WEIGHTS * taper_length, axis=-1)
-    return db_to_amplitude(loss_db_per_cm * taper_length * 1e-4) * jnp.exp(1j * phase)
+    # physics (None): the scattering at the local width, held at the tables' lowest width along the narrow tip
+    per_cm = scattering.propagation_loss_db_per_cm(wl_n, ridge.replace(width=jnp.maximum(w, w_lo)), loss_db_per_cm)
+    loss_db = jnp.sum(per_cm * 0.5 * _TAPER_WEIGHTS, axis=-1) * taper_length * 1e-4
+    return db_to_amplitude(loss_db) * jnp.exp(1j * phase)
 
 
 def _check_edge(taper_length, tip_width, slab_tip_width, width):
@@ -239,7 +242,7 @@ def edge_coupler_model(
     gap_index: FloatLike = 1.0,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -254,7 +257,8 @@ def edge_coupler_model(
         fiber_mfd_um: fiber mode-field diameter (µm): 3.2 lensed †, 10.4 SMF-28.
         gap_index: index between fiber and facet (1 air, ≈ 1.45 index-matching gel).
         film_thickness, etch_depth: LN film (µm).
-        loss_db_per_cm: ridge propagation loss (dB/cm).
+        loss_db_per_cm: ridge propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``;
+            along the tip narrower than the tables, at their lowest width).
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding of the taper's ridge
             (``prismpic.pdk.neff``). The facet coupling η is the SiO2-clad effective-index estimate
             (``tip_mode_half_widths``) whatever the cladding: an air-clad facet is not modelled.
@@ -264,7 +268,7 @@ def edge_coupler_model(
     check_film(film_thickness, etch_depth)
     fiber_mfd_um = check_range("fiber_mfd_um", fiber_mfd_um, 0.5, 50.0, unit="µm")  # NaN outside when traced
     gap_index = check_range("gap_index", gap_index, 1.0, 2.0)
-    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    loss_db_per_cm = scattering.checked_loss_db_per_cm(loss_db_per_cm)
     check_choice("cladding", cladding, CLADDINGS)
     ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)

@@ -19,7 +19,7 @@ Example::
 
     @model_of(ring_all_pass)
     def ring_all_pass_model(wl: FloatArrayLike = 1.55, *, radius: FloatLike, gap: FloatLike, width: FloatLike,
-                            loss_db_per_cm: FloatLike = LOSS_DB_PER_CM) -> sax.SDict: ...
+                            loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM) -> sax.SDict: ...
 """
 
 from __future__ import annotations

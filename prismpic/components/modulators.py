@@ -26,9 +26,10 @@ from prismpic.components.couplers import y_splitter, y_splitter_model
 from prismpic.components.model_signature import CELL, Cladding, FloatArrayLike, FloatLike, model_of, reciprocal
 from prismpic.components.registry import Device
 from prismpic.components.sbends import check_sbend_radius, sbend_length, sbend_points, sbend_response
+from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import check_waveguide_params, horizontal_path
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion, layers, materials
+from prismpic.pdk import dispersion, layers, materials, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import get_cross_section, ridge_width
 from prismpic.pdk.electrodes import DOMAIN, check_electrode_layout
@@ -188,7 +189,7 @@ def phase_shifter_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     voltage_v: FloatLike = 0.0,
     field_factor: FloatLike | None = None,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
@@ -206,7 +207,7 @@ def phase_shifter_model(
         length, electrode_gap, electrode_width, width, cross_section, electrode_height: as the cell (µm; the
             cross-section a name; ``electrode_height`` None puts the electrodes on the slab).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``).
         voltage_v: DC voltage of e1 against e2 (V).
         field_factor: electrostatic field factor f (dimensionless); None: the layout's.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
@@ -224,7 +225,7 @@ def phase_shifter_model(
     vpil = ridge_vpi_l_v_cm(wl, electrode_gap, ridge, False, field_factor, electrode_height=electrode_height)
     vpi = vpil * 1e4 / length
     phase = 2 * jnp.pi * n * length / wl + jnp.pi * voltage_v / vpi
-    t = 10.0 ** (-loss_db_per_cm * length * 1e-4 / 20.0) * jnp.exp(1j * phase)
+    t = db_to_amplitude(scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * length * 1e-4) * jnp.exp(1j * phase)
     return reciprocal({("o1", "o2"): t})
 
 
@@ -416,7 +417,7 @@ def mzm_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     excess_loss_db: FloatLike = 0.2,
     imbalance_db: FloatLike = 0.0,
     voltage_v: FloatLike = 0.0,
@@ -441,7 +442,7 @@ def mzm_model(
         length, electrode_gap, signal_width, ground_width, pad_size, transition_length, splitter_length, width,
             cross_section, electrode_height: as the cell (µm; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm).
+        loss_db_per_cm: propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``).
         excess_loss_db, imbalance_db: each splitter's excess loss and branch imbalance (dB), as ``y_splitter_model``.
         voltage_v: DC signal-to-ground voltage (V).
         bias_phase_rad: static phase between the arms (rad).
@@ -470,7 +471,8 @@ def mzm_model(
     a2, a3 = sp[("o1", "o2")], sp[("o1", "o3")]
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     straight = length + 2 * pad_size
-    t_arm = 10.0 ** (-loss_db_per_cm * straight * 1e-4 / 20.0) * jnp.exp(2j * jnp.pi * n * straight / wl)
+    loss_db = scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * straight * 1e-4
+    t_arm = db_to_amplitude(loss_db) * jnp.exp(2j * jnp.pi * n * straight / wl)
     offset = (pad_size - signal_width) / 2
     bend = sbend_response(wl, transition_length, offset, ridge, loss_db_per_cm)
     t_arm = t_arm * bend**2

@@ -45,7 +45,7 @@ from prismpic.components.registry import Device
 from prismpic.components.units import db_to_amplitude
 from prismpic.components.waveguides import straight
 from prismpic.lazy_imports import gf, gf_cell, sax
-from prismpic.pdk import dispersion, layers, materials
+from prismpic.pdk import dispersion, layers, materials, scattering
 from prismpic.pdk.activation import platform_cell
 from prismpic.pdk.cross_sections import ridge_width
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -358,7 +358,7 @@ def pcm_transmission(
     pcm_width = check_between("pcm_width", pcm_width, RULES.min_pcm_width, width)
     pcm_thickness = check_range("pcm_thickness", pcm_thickness, 0.001, 0.05, unit="µm")
     margin = check_range("margin", margin, 0.0, 1000.0, unit="µm", lo_open=True)
-    loss_db_per_cm = check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    loss_db_per_cm = scattering.checked_loss_db_per_cm(loss_db_per_cm)
     materials.n_gsst(wl, crystalline_fraction)  # validate wl for the GSST data (concrete values)
     ridge = RidgeStack(width=width, film_thickness=film_thickness, etch_depth=etch_depth,
                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
@@ -375,7 +375,7 @@ def _pcm_transmission(wl, crystalline_fraction, length, pcm_width, pcm_thickness
     n = dispersion.neff(wl, ridge, jnp.inf, "te", "z")
     dn = ridge_delta_neff(wl, crystalline_fraction, pcm_width, pcm_thickness, ridge)
     total = length + 2 * margin
-    amp = db_to_amplitude(loss_db_per_cm * total * 1e-4)
+    amp = db_to_amplitude(scattering.propagation_loss_db_per_cm(wl, ridge, loss_db_per_cm) * total * 1e-4)
     return amp * jnp.exp(2j * jnp.pi / wl * (n * total + dn * length))
 
 
@@ -395,7 +395,7 @@ def pcm_cell_model(
     crystalline_fraction: FloatLike = 0.0,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -407,7 +407,7 @@ def pcm_cell_model(
             cross_section: the cell's geometry (µm; heater parameters are layout only).
         crystalline_fraction: f ∈ [0, 1], 0 amorphous (transparent), 1 crystalline (absorbing).
         film_thickness, etch_depth: LN film (µm).
-        loss_db_per_cm: ridge propagation loss (dB/cm).
+        loss_db_per_cm: ridge propagation loss (dB/cm); None: from physics (``scattering.propagation_loss_db_per_cm``).
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (see ``pcm_delta_neff``).
     """
     width = ridge_width(cross_section, width)
@@ -416,7 +416,7 @@ def pcm_cell_model(
                        sidewall_angle_deg=sidewall_angle_deg, cladding=cladding)
     check_film(film_thickness, etch_depth)
     check_choice("cladding", cladding, CLADDINGS)
-    check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    scattering.checked_loss_db_per_cm(loss_db_per_cm)
     t = pcm_transmission(wl, crystalline_fraction, length=length, pcm_width=pcm_width, pcm_thickness=pcm_thickness,
                          margin=margin, loss_db_per_cm=loss_db_per_cm, **ridge.params())
     return reciprocal({("o1", "o2"): t})

@@ -519,7 +519,7 @@ DEVICES = {
         ring_add_drop,
         ring_add_drop_model,
         extremes=(
-            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5, "loss_db_per_cm": None},
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "gap_drop": 0.5, "loss_db_per_cm": 1.0},
             {"radius": 100.0, "gap": 1.0, "width": 2.0, "electrode_gap": 9.0, "electrode_coverage": 1.0,
              "electrode_height": 2.0},
             {"width": 0.8, "bus_length": 200.0, "electrode_coverage": 0.1, "electrode_width": 2.0,
@@ -537,7 +537,7 @@ DEVICES = {
         ring_all_pass,
         ring_all_pass_model,
         extremes=(
-            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5, "loss_db_per_cm": None},
+            {"radius": RULES.min_bend_radius, "gap": RULES.min_ridge_gap, "electrode_gap": 5.5, "loss_db_per_cm": 1.0},
             {"radius": 100.0, "gap": 1.5, "width": 2.0, "electrode_gap": 10.0, "electrode_coverage": 1.0,
              "electrode_height": 1.0, "loss_db_per_cm": 0.0, "voltage_v": -200.0},
         ),

@@ -105,7 +105,7 @@ def sbend_response(wl, length, offset, ridge: RidgeStack, loss_db_per_cm):
         length: length along x (µm).
         offset: lateral offset (µm), either sign.
         ridge: the ridge and its stack (``RidgeStack``: width, film, etch in µm, wall angle in degrees, cladding).
-        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics; bend radiation loss is added at the local radius.
     """
     _, ds, radius, direction = _sbend_samples(length, offset, _NODES, _WEIGHTS)
     return path_response(wl, ds, radius, direction, ridge, loss_db_per_cm)
@@ -166,7 +166,7 @@ def sbend_model(
     cross_section: str,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     sidewall_angle_deg: FloatLike = SIDEWALL_ANGLE_DEG,
     cladding: Cladding = CLADDING,
 ) -> sax.SDict:
@@ -180,7 +180,7 @@ def sbend_model(
         wl: wavelength (µm).
         length, offset, width, cross_section: as the cell.
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm); bend radiation loss is added at the local radius.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics; bend radiation loss is added at the local radius.
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width = ridge_width(cross_section, width)

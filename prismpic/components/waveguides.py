@@ -98,10 +98,7 @@ def check_waveguide_params(ridge: RidgeStack, loss_db_per_cm):
     check_range("width", ridge.width, RULES.min_ridge_width, RULES.max_ridge_width, unit="µm")
     check_film(ridge.film_thickness, ridge.etch_depth)
     check_choice("cladding", ridge.cladding, CLADDINGS)
-    if loss_db_per_cm is None:  # from physics
-        return None
-    # returned: NaN where a traced loss is out of range (the jit contract of prismpic.checks: no gain)
-    return check_range("loss_db_per_cm", loss_db_per_cm, 0.0, 100.0, unit="dB/cm")
+    return scattering.checked_loss_db_per_cm(loss_db_per_cm)
 
 
 def horizontal_path(points) -> gf.Path:
@@ -429,7 +426,7 @@ def taper_model(
         wl: wavelength (µm), scalar or array.
         length, width1, width2, cross_section: as the cell (µm; the cross-section a name).
         film_thickness, etch_depth: LN film and ridge etch (µm).
-        loss_db_per_cm: propagation loss (dB/cm), None: from physics at the mean width.
+        loss_db_per_cm: propagation loss (dB/cm), None: from physics at the local width (averaged along the taper).
         sidewall_angle_deg, cladding: ridge wall from the horizontal (°) and cladding (``prismpic.pdk.neff``).
     """
     width2 = width1 if width2 is None else width2
@@ -442,8 +439,9 @@ def taper_model(
     wl = jnp.asarray(wl, dtype=float)
     n = dispersion.neff(wl[..., None], ridge.replace(width=width1 + (width2 - width1) * u), jnp.inf, "te", "z")
     phase = 2 * jnp.pi / wl * jnp.sum(n * 0.5 * _WEIGHTS * length, axis=-1)
-    loss = scattering.propagation_loss_db_per_cm(wl, ridge.replace(width=0.5 * (width1 + width2)), loss_db_per_cm)
-    t = db_to_amplitude(loss * length * 1e-4) * jnp.exp(1j * phase)
+    per_cm = scattering.propagation_loss_db_per_cm(wl[..., None], ridge.replace(width=width1 + (width2 - width1) * u),
+                                                   loss_db_per_cm)
+    t = db_to_amplitude(jnp.sum(per_cm * 0.5 * _WEIGHTS, axis=-1) * length * 1e-4) * jnp.exp(1j * phase)
     return _two_port(t)
 
 
@@ -454,7 +452,7 @@ DEVICES = {
         "straight",
         straight,
         straight_model,
-        extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8, "loss_db_per_cm": None}),
+        extremes=({"length": 1.0}, {"length": 1e5, "width": 2.2}, {"width": 0.8, "loss_db_per_cm": 1.0}),
         grad_params={"length": 10.0, "width": 1.4, "film_thickness": 0.6},
         model_only=MODEL_ONLY,
     ),
@@ -462,7 +460,7 @@ DEVICES = {
         "bend_circular",
         bend_circular,
         bend_circular_model,
-        extremes=({"radius": RULES.min_bend_radius, "angle": 180.0, "loss_db_per_cm": None},
+        extremes=({"radius": RULES.min_bend_radius, "angle": 180.0, "loss_db_per_cm": 1.0},
                   {"radius": 500.0, "angle": 1.0}),
         grad_params={"radius": 20.0, "width": 1.4},
         model_only=MODEL_ONLY,
@@ -479,7 +477,7 @@ DEVICES = {
         "taper",
         taper,
         taper_model,
-        extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2, "loss_db_per_cm": None},
+        extremes=({"length": 20.0, "width1": 0.8, "width2": 2.2, "loss_db_per_cm": 1.0},
                   {"length": 500.0, "width1": 2.2, "width2": 1.0}),
         grad_params={"length": 10.0, "width1": 1.4, "width2": 2.0},
         model_only=MODEL_ONLY,

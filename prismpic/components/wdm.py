@@ -238,7 +238,7 @@ def wdm_demux_model(
     electrode_height: FloatLike | None,
     film_thickness: FloatLike = FILM_THICKNESS,
     etch_depth: FloatLike = ETCH_DEPTH,
-    loss_db_per_cm: FloatLike = LOSS_DB_PER_CM,
+    loss_db_per_cm: FloatLike | None = LOSS_DB_PER_CM,
     coupler_loss_db: FloatLike = 0.0,
     voltages_v: tuple[FloatLike, ...] | None = None,
     delta_t_k: FloatLike = 0.0,

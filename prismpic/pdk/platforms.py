@@ -36,7 +36,7 @@ class Platform:
         etch_depth: ridge etch depth (µm); the slab left is ``film_thickness - etch_depth``.
         sidewall_angle_deg: ridge wall angle from the horizontal (degrees; 90 = vertical).
         cladding: material above the ridge, ``"sio2"`` or ``"air"``.
-        loss_db_per_cm: propagation loss of the ridge (dB/cm).
+        loss_db_per_cm: propagation loss of the ridge (dB/cm); None: from physics (``pdk.scattering``).
         electrode_height: where the Pockels electrodes of phase shifters and modulators sit: None on the slab beside
             the ridge, else the metal bottom's height above the film top (µm), on the cladding
             (``pdk.electrodes``).
@@ -48,7 +48,7 @@ class Platform:
     etch_depth: float
     sidewall_angle_deg: float
     cladding: str
-    loss_db_per_cm: float
+    loss_db_per_cm: float | None
     electrode_height: float | None = None
 
     def ridge(self, width: float = stack.RIDGE_WIDTH):
@@ -95,9 +95,10 @@ PLATFORMS = {
             # SiO2, 2 µm thick (thickness_clad in lnoi400/tech.py); prismpic's tables treat the cladding
             # as a half-space, so its thickness does not enter the models
             cladding="sio2",
-            # dB/cm: loss = 2e-5 dB/µm of the xs_rwg1000 straight in lnoi400/models.py (REFERENCES.md:
-            # "0.2 dB/cm, Luxtelligence lnoi400 PDK")
-            loss_db_per_cm=2e-5 * 1e4,
+            # from physics: the default roughness is calibrated on this stack's xs_rwg1000 rib (1.0 µm) so that it
+            # shows the foundry's loss there, 2e-5 dB/µm = 0.2 dB/cm (lnoi400/models.py; REFERENCES.md: "0.2 dB/cm,
+            # Luxtelligence lnoi400 PDK"; pdk.scattering), and other widths follow the walls' scattering
+            loss_db_per_cm=None,
             # µm: the metal layer's bottom 1.0 µm above the LN film top, on the cladding (lnoi400/tech.py's layer
             # stack; docs/published_checks.md row 2, where the foundry's modulator is compared)
             electrode_height=1.0,

@@ -28,9 +28,11 @@ SIDEWALL_ANGLE_DEG = FOUNDRY_SIDEWALL_ANGLE_DEG
 # Cladding above the ridge: "sio2" (PECVD oxide, CLAD_THICKNESS) or "air" (many published TFLN rings).
 CLADDING = "sio2"
 CLADDINGS = ("sio2", "air")
-# Propagation loss of the ridge: 0.2 dB/cm, the Luxtelligence lnoi400 PDK figure;
-# the best reported is 0.027 dB/cm (Zhang et al., Optica 4, 1536 (2017)).
-LOSS_DB_PER_CM = 0.2
+# Propagation loss of the models' ridges: None = from physics (LN absorption + sidewall scattering at the default
+# roughness, ``pdk.scattering``: σ calibrated so the Luxtelligence lnoi400 rib shows its PDK's 0.2 dB/cm; 0.142
+# dB/cm on the default 1.4 µm ridge). A number (dB/cm) overrides it; the best reported is 0.027 dB/cm (Zhang et
+# al., Optica 4, 1536 (2017)).
+LOSS_DB_PER_CM = None
 
 
 def check_film(film_thickness: float, etch_depth: float) -> None:

@@ -48,7 +48,8 @@ def is_default(preset: Platform) -> bool:
 def stack_text(preset: Platform) -> str:
     """The preset's stack in one phrase: film and etch (nm), wall angle (°), cladding, loss (dB/cm)."""
     return (f"{preset.film_thickness * 1e3:g} nm film, {preset.etch_depth * 1e3:g} nm etch, "
-            f"{preset.sidewall_angle_deg:g}° walls, {preset.cladding} cladding, {preset.loss_db_per_cm:g} dB/cm")
+            f"{preset.sidewall_angle_deg:g}° walls, {preset.cladding} cladding, "
+            + ("loss from physics" if preset.loss_db_per_cm is None else f"{preset.loss_db_per_cm:g} dB/cm"))
 
 
 def record(preset: Platform) -> dict:
@@ -80,7 +81,7 @@ def platform_values(preset: Platform, wl: float = PLATFORM_WL_UM) -> dict:
         ``pdk.ridge_geometry.Ridge``), ``eo_overlap`` (Γ with a uniform horizontal field) and the tables that do
         not cover the preset (``outside_domains``).
     """
-    from prismpic.pdk import dispersion, materials
+    from prismpic.pdk import dispersion, materials, scattering
 
     p = preset
     ridge = p.ridge()
@@ -93,7 +94,9 @@ def platform_values(preset: Platform, wl: float = PLATFORM_WL_UM) -> dict:
         "cladding": p.cladding,
         "electrode_height_um": p.electrode_height,
         "ridge_width_um": ridge.width,
-        "loss_db_per_cm": p.loss_db_per_cm,
+        # the ridge's loss at wl: typed, or from physics (absorption + sidewall scattering, pdk.scattering)
+        "loss_db_per_cm": float(scattering.propagation_loss_db_per_cm(wl, ridge, p.loss_db_per_cm)),
+        "loss_from_physics": p.loss_db_per_cm is None,
         "wl_um": wl,
         "n_e_bulk": float(materials.n_ln_e(wl)),
         "n_o_bulk": float(materials.n_ln_o(wl)),

@@ -59,7 +59,7 @@ def test_get_pdk_on_a_preset_holds_its_cells_models_and_layer_stack():
         assert isinstance(bank, functools.partial) and bank.keywords == {**TFLN400_STACK, "electrode_height": 1.0}
         assert pdk.cells["ring_add_drop"].keywords == {"electrode_height": 1.0}  # the plates: a drawn choice
         mzm = pdk.models["mzm"]
-        assert mzm.keywords == {**TFLN400_STACK, "loss_db_per_cm": 0.2, "electrode_height": 1.0}
+        assert mzm.keywords == {**TFLN400_STACK, "loss_db_per_cm": None, "electrode_height": 1.0}
         assert pdk.cells["straight"] is build_pdk().cells["straight"]  # no stack parameter: unchanged
         assert set(pdk.models) == set(models())
         # a cell built while the preset's PDK is active keeps it active (it is a prismpic PDK)

@@ -72,7 +72,7 @@ def test_chirp_is_the_ratio_of_index_and_extinction_slopes_and_changes_sign_with
     assert float(eam.eam_chirp_alpha(0.5)) > 0 > float(eam.eam_chirp_alpha(9.0))
 
 
-KW = dict(absorber_length=150.0, insertion_loss_db=2.5)
+KW = dict(absorber_length=150.0, insertion_loss_db=2.5, loss_db_per_cm=0.2)  # typed: the closed sum below
 
 
 def test_model_loss_is_transitions_propagation_and_franz_keldysh():

@@ -12,7 +12,8 @@ from scipy import integrate, optimize
 import prismpic  # noqa: F401  (float64)
 from prismpic.components import io
 from prismpic.components.waveguides import taper_model
-from prismpic.pdk import materials
+from prismpic.pdk import materials, scattering
+from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.testing import check_passive, check_reciprocal
 
 WL = 1.55
@@ -71,9 +72,13 @@ def test_edge_coupler_model_is_overlap_times_taper():
     t = taper_model(wl=WL, length=200.0, width1=1.0, width2=1.4)[("o1", "o2")]
     assert complex(s[("o1", "o2")]) == pytest.approx(complex(math.sqrt(eta) * t), rel=1e-10)
     # a narrow tip: amplitude is still √η × propagation loss
-    s = io.edge_coupler_model(wl=WL)
+    s = io.edge_coupler_model(wl=WL, loss_db_per_cm=0.2)  # typed (physics: the tip's scattering, tested below)
     eta = float(io.edge_coupling_efficiency(WL))
     assert abs(complex(s[("o1", "o2")])) ** 2 == pytest.approx(eta * 10 ** (-0.2 * 200e-4 / 10), rel=1e-12)
+    # from physics the narrow tip scatters more than the ridge (held at the tables' 0.8 µm below it)
+    ridge_db = float(scattering.straight_loss_db_per_cm(WL, RidgeStack()))
+    lost_db = -10 * math.log10(abs(complex(io.edge_coupler_model(wl=WL)[("o1", "o2")])) ** 2 / eta)
+    assert ridge_db * 200e-4 < lost_db < float(scattering.straight_loss_db_per_cm(WL, RidgeStack(width=0.8))) * 200e-4
     # Fresnel factor: the same overlap with index-matched gel (n_gap = n_tip) couples more
     n_tip = float(io.tip_mode_half_widths(WL)[2])
     eta_gel = float(io.edge_coupling_efficiency(WL, gap_index=n_tip))

@@ -62,8 +62,8 @@ def test_phase_shifter_half_wave():
     """A voltage Vπ = Vπ·L / L shifts the phase by exactly π (single arm)."""
     length, gap = 2000.0, 6.0
     vpi = _vpil_um(1.55, gap, push_pull=False) / length
-    t0 = mod.phase_shifter_model(1.55, length=length, electrode_gap=gap)[("o1", "o2")]
-    t1 = mod.phase_shifter_model(1.55, length=length, electrode_gap=gap, voltage_v=vpi)[("o1", "o2")]
+    t0 = mod.phase_shifter_model(1.55, length=length, electrode_gap=gap, loss_db_per_cm=0.2)[("o1", "o2")]
+    t1 = mod.phase_shifter_model(1.55, length=length, electrode_gap=gap, voltage_v=vpi, loss_db_per_cm=0.2)[("o1", "o2")]
     assert abs(complex(t1 / t0) - (-1.0)) < 1e-9
     assert abs(complex(t1)) == pytest.approx(10 ** (-0.2 * length * 1e-4 / 20), rel=1e-12)
 

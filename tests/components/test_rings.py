@@ -30,7 +30,7 @@ from prismpic.components.rings import (
     ring_all_pass_model,
     ring_specs,
 )
-from prismpic.pdk import coupler_table, dispersion, materials
+from prismpic.pdk import coupler_table, dispersion, materials, scattering
 from prismpic.pdk.layers import LAYER
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.rules import RULES
@@ -68,7 +68,18 @@ def coupling_angle_quad(wl, gap, radius=R, width=W):
     return 2 * quad(c, 0.0, 0.999 * ro, limit=200, epsabs=1e-12)[0]
 
 
+def physics_loss_db_per_cm(wl, width=W, around="ring"):
+    """The models' default loss (None) by the closed form: LN absorption + Payne–Lacey at the default roughness
+    (``scattering.sidewall_scattering_db_per_cm``), around the ring (mean of both axes) or along z (a bus); the
+    models read an interpolant of it (within 2e-4 of it on SiO2: ``tests/pdk/test_scattering.py``)."""
+    ridge = _ridge(width)
+    if around == "ring":
+        return scattering.MATERIAL_ABSORPTION_DB_PER_CM + float(scattering.ring_scattering_db_per_cm(wl, ridge))
+    return float(scattering.straight_loss_db_per_cm(wl, ridge, None, "z"))
+
+
 def ring_loss_amplitude(wl, radius=R, width=W, loss=LOSS_DB_PER_CM):
+    loss = physics_loss_db_per_cm(wl, width) if loss is None else loss
     db = (loss + float(_bend_loss_db_per_cm(wl, radius, width))) * 2 * math.pi * radius * 1e-4
     return 10 ** (-db / 20)
 
@@ -79,6 +90,7 @@ def ring_index(wl, radius=R, width=W, group=False):
 
 
 def bus(wl, length, width=W, loss=LOSS_DB_PER_CM):
+    loss = physics_loss_db_per_cm(wl, width, "z") if loss is None else loss
     n = float(_neff["z"](wl, width, math.inf))
     return 10 ** (-loss * length * 1e-4 / 20) * np.exp(2j * np.pi * n * length / wl)
 
@@ -262,7 +274,7 @@ def test_loaded_q_and_extinction_follow_from_kappa_and_loss():
         assert specs["extinction_db"] == pytest.approx(10 * math.log10(t_max / t_min), abs=0.02)
         assert specs["fsr_nm"] == pytest.approx(lam**2 / (ng * length) * 1e3, rel=1e-9)
         alpha = -2 * math.log(a) / length
-        assert specs["q_intrinsic"] == pytest.approx(2 * math.pi * ng / (lam * alpha), rel=1e-9)
+        assert specs["q_intrinsic"] == pytest.approx(2 * math.pi * ng / (lam * alpha), rel=1e-5)  # the model reads the interpolant of this closed form (1.6e-6 apart)
 
 
 def critical_case(kind, **kw):
@@ -308,7 +320,7 @@ def test_add_drop_critical_gap_zeroes_the_through_port():
     assert g < 0.3
     t2 = math.cos(float(ring_physics.coupling_angle(1.55, 0.3, radius)))  # critical_gap solves at wl = 1.55
     t1 = math.cos(float(ring_physics.coupling_angle(1.55, g, radius)))
-    assert t1 == pytest.approx(ring_loss_amplitude(1.55, radius) * t2, rel=1e-9)
+    assert t1 == pytest.approx(ring_loss_amplitude(1.55, radius) * t2, rel=1e-7)  # the loss interpolant: 1.5e-8 apart
     wl = jnp.asarray(lam)
     check_finite(ring_add_drop_model, wl=wl, **kw)
     check_passive(ring_add_drop_model, wl=wl, **kw)
@@ -356,7 +368,7 @@ def test_seed_s1_10_q_1e4_and_15_db_near_the_seed_gaps():
     assert q_l[lowest] < 12_500 < q_l[highest]
     assert ring_specs(1.55, gap=0.2, loss_db_per_cm=1.0)["q_loaded"] == pytest.approx(q_l[lowest], rel=1e-3)
 
-    # where Q_L = 12,500 (equal gaps, 0.2 dB/cm) falls: inside the seed's range, with the coupled-mode extinction
+    # where Q_L = 12,500 (equal gaps, the loss from physics) falls: inside the seed's range, with the coupled-mode extinction
     def equal_gaps(g):
         p = coupling_angle_quad(lam, g)
         return airy_q_and_extinction(lam, p, p, amp[LOSS_DB_PER_CM])

@@ -7,14 +7,17 @@ from typer.testing import CliRunner
 from prismpic.cli import app
 from prismpic.pdk import platforms
 from prismpic.pdk.platforms import DEVICE_DOMAINS, PLATFORMS, Platform, outside_domains, preset_settings
+from prismpic.pdk.scattering import propagation_loss_db_per_cm
 
 runner = CliRunner()
 WL = np.linspace(1.545, 1.555, 101)
 # the 400 nm stack typed from its public sources (lnoi400/tech.py of github.com/Luxtelligence/lxt_pdk_gf:
 # 200 nm ridge on a 200 nm slab, SiO2 cladding; luxtelligence-lnoi400-forge: wall 13.5° from the vertical;
-# lnoi400/models.py: straight loss 2e-5 dB/µm; lnoi400/tech.py's layer stack: metal 1.0 µm above the film)
+# lnoi400/models.py: straight loss 2e-5 dB/µm, which the loss from physics (None) reproduces on its 1.0 µm rib:
+# ``test_tfln400_...``; lnoi400/tech.py's layer stack: metal 1.0 µm above the film)
 TFLN400_BY_HAND = dict(film_thickness=0.2 + 0.2, etch_depth=0.2, sidewall_angle_deg=90 - 13.5, cladding="sio2",
-                       loss_db_per_cm=2e-5 * 1e4, electrode_height=1.0)
+                       loss_db_per_cm=None, electrode_height=1.0)
+FOUNDRY_LOSS_DB_PER_CM = 2e-5 * 1e4  # lnoi400/models.py, the xs_rwg1000 straight
 
 
 def registry_models():
@@ -25,6 +28,9 @@ def registry_models():
 
 def test_tfln400_is_the_public_stack_and_prismpic_is_the_default_stack():
     assert PLATFORMS["tfln400"].settings() == pytest.approx(TFLN400_BY_HAND)
+    # the foundry's straight loss is what the physics gives its 1.0 µm rib (σ was calibrated there)
+    rib = PLATFORMS["tfln400"].ridge(1.0)
+    assert float(propagation_loss_db_per_cm(1.55, rib)) == pytest.approx(FOUNDRY_LOSS_DB_PER_CM, rel=1e-3)
     ring = registry_models()["ring_add_drop"]
     import inspect
 

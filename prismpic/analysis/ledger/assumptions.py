@@ -98,13 +98,20 @@ def _edge_coupler_loss_db() -> float:
     return -10 * math.log10(float(io.edge_coupling_efficiency(1.55)))
 
 
+def _physics_loss_db_per_cm() -> float:
+    """The default straight ridge's propagation loss from physics at 1.55 µm (dB/cm)."""
+    from prismpic.pdk import scattering
+    from prismpic.pdk.ridge_stack import DEFAULT
+
+    return float(scattering.propagation_loss_db_per_cm(1.55, DEFAULT))
+
+
 def _build() -> dict[str, Assumption]:
     """{name: Assumption} of every unknown. Long because it is the registry's one table: one entry per
     assumption, with its range and source, grouped by subject."""
     from prismpic.analysis.system.accelerator import PtuConfig
     from prismpic.analysis.system.energy import GpuScanParams, PrismEnergyParams
     from prismpic.components import ring_physics
-    from prismpic.pdk.stack import LOSS_DB_PER_CM
 
     e, g, ptu = PrismEnergyParams(), GpuScanParams(), PtuConfig()
     edge = _edge_coupler_loss_db()
@@ -113,9 +120,11 @@ def _build() -> dict[str, Assumption]:
         # ---- ring and link
         Assumption("ring_gap_um", "drawn ring–bus coupling gap", ring_physics.GAP, 0.2, 0.3, "µm",
                    "S1-11: rings coupled through 200–300 nm gaps (S1-10 states no gap); nominal the model's default"),
-        Assumption("loss_db_per_cm", "waveguide propagation loss", LOSS_DB_PER_CM, 0.027, 1.0, "dB/cm",
+        Assumption("loss_db_per_cm", "waveguide propagation loss", _physics_loss_db_per_cm(), 0.027, 1.0, "dB/cm",
                    "TFLN ridges from 0.027 dB/cm (2.7 dB/m, intrinsic Q ≈ 10⁷: Zhang et al., Optica 4, 1536 (2017)) "
-                   "to ~1 dB/cm in less mature processes (assumption); nominal the stack's default", "log"),
+                   "to ~1 dB/cm in less mature processes (assumption); nominal the default ridge's loss from physics "
+                   "at 1.55 µm (absorption + sidewall scattering, σ calibrated on the lnoi400 rib's 0.2 dB/cm: "
+                   "pdk.scattering); every guide's loss scales with it", "log"),
         Assumption("bend_loss_scale", "ring bend radiation loss, relative to the tabulated leaky-mode solves", 1.0,
                    0.7, 1.4, "×",
                    "prismpic.pdk.bend_radiation: PML bend solves at R = 10–40 µm, both crystal axes, averaged around "

@@ -65,7 +65,7 @@ def ring_design_at(ctx: dict, point: dict) -> tuple[dict, dict]:
     added loss is clipped at the model's ``MAX_LOSS_DB_PER_CM`` (a ring past it has no resonance to speak of).
     """
     from prismpic.components import rings
-    from prismpic.pdk import dispersion
+    from prismpic.pdk import dispersion, scattering
     from prismpic.pdk.ridge_stack import RidgeStack
 
     design = ring_params(ctx)
@@ -78,19 +78,22 @@ def ring_design_at(ctx: dict, point: dict) -> tuple[dict, dict]:
     values["gap_bias"] = point.get("gap_bias", 0.0)
     if "ring_gap_um" in point:
         design["gap"] = base["gap"] + point["ring_gap_um"] - assumption("ring_gap_um").nominal
-    if "loss_db_per_cm" in point:
-        design["loss_db_per_cm"] = base["loss_db_per_cm"] * point["loss_db_per_cm"] / assumption(
-            "loss_db_per_cm").nominal
     design.setdefault("width", base["width"])
     design.setdefault("gap", base["gap"])
+    geo = {**base, **values}
+    ridge = RidgeStack(width=design["width"] + values["width_bias"], film_thickness=geo["film_thickness"],
+                       etch_depth=geo["etch_depth"], sidewall_angle_deg=geo["sidewall_angle_deg"],
+                       cladding=base["cladding"])
+    loss_scale = point.get("loss_db_per_cm", assumption("loss_db_per_cm").nominal) / assumption("loss_db_per_cm").nominal
+    if loss_scale != 1.0:  # the ring's own loss (from physics when None, at 1.55 µm) scaled as the assumption
+        own = float(scattering.propagation_loss_db_per_cm(1.55, ridge, base["loss_db_per_cm"], "ring"))
+        design["loss_db_per_cm"] = own * loss_scale
     scale = point.get("bend_loss_scale", 1.0)
     if scale != 1.0:
-        geo = {**base, **values}
-        ridge = RidgeStack(width=design["width"] + values["width_bias"], film_thickness=geo["film_thickness"],
-                           etch_depth=geo["etch_depth"], sidewall_angle_deg=geo["sidewall_angle_deg"],
-                           cladding=base["cladding"])
         bend = float(dispersion.bend_loss_db_per_cm(1.55, base["radius"], ridge))
         prop = design.get("loss_db_per_cm", base["loss_db_per_cm"])
+        if prop is None:  # from physics
+            prop = float(scattering.propagation_loss_db_per_cm(1.55, ridge, None, "ring"))
         design["loss_db_per_cm"] = min(max(0.0, prop + (scale - 1.0) * bend), MAX_LOSS_DB_PER_CM)
     return design, values
 

@@ -114,12 +114,14 @@ def modeled_link_budget(
         ring: ring model parameters (e.g. a calibrated ring from ``prismpic calibrate``).
         noise: overrides for ``noise.Photodiode``/``noise.Receiver`` as {"photodiode": {...}, "receiver": {...}}.
         stack: the process every stage is on (a platform preset's ``settings()``: film and etch in µm, wall angle
-            in degrees, cladding, loss in dB/cm, electrode height in µm); each stage's model takes the values it has
+            in degrees, cladding, loss in dB/cm or None from physics, electrode height in µm); each stage's model takes the values it has
             parameters for, the ring's under ``ring``'s. None: the models' defaults.
     """
     from prismpic.circuits.splitter_tree import splitter_tree_fast, splitter_tree_loss_db
     from prismpic.components import detectors, io, modulators, rings
     from prismpic.pdk.platforms import accepted_settings
+    from prismpic.pdk.ridge_stack import RidgeStack
+    from prismpic.pdk.scattering import propagation_loss_db_per_cm
     from prismpic.pdk.stack import LOSS_DB_PER_CM
 
     check_power_of_two("n_channels", n_channels, 2, 1024)
@@ -133,7 +135,8 @@ def modeled_link_budget(
                                          **accepted_settings(modulators.mzm_model, stack))[("o1", "o2")])
     mzm = -10 * math.log10(abs(t_mzm) ** 2)
     tree = splitter_tree_loss_db(n_channels, **accepted_settings(splitter_tree_fast, stack))
-    wg = stack.get("loss_db_per_cm", LOSS_DB_PER_CM) * routing_length_um * 1e-4
+    routing = RidgeStack.from_params(stack)  # the routing guide: the default width on the stack
+    wg = float(propagation_loss_db_per_cm(wl, routing, stack.get("loss_db_per_cm", LOSS_DB_PER_CM))) * routing_length_um * 1e-4
     bank, worst = _bank_insertion_db(d, spacing_nm, ring)
     eta = float(detectors.absorption_efficiency(wl))
     pd = -10 * math.log10(eta)

@@ -24,6 +24,7 @@ from prismpic.checks import check_choice
 from prismpic.components import ring_physics, rings
 from prismpic.components.ring_design import RingDesign
 from prismpic.components.units import db_to_amplitude
+from prismpic.pdk import scattering
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDINGS
 
@@ -55,8 +56,13 @@ def ring_sax_model(kind: str):
 
 
 def full_ring_params(kind: str, params: dict) -> dict:
-    """All model keyword arguments (defaults filled in) of a ring of ``kind``; an all-pass ignores gap_drop."""
-    return rings.ring_params(kind, {k: v for k, v in params.items() if not (kind == "all_pass" and k == "gap_drop")})
+    """All model keyword arguments (defaults filled in) of a ring of ``kind``; an all-pass ignores gap_drop. The
+    loss is a number the fits move: where it is from physics (None, the models' default) it is that loss around
+    the ring at 1.55 µm (``scattering.propagation_loss_db_per_cm``)."""
+    p = rings.ring_params(kind, {k: v for k, v in params.items() if not (kind == "all_pass" and k == "gap_drop")})
+    if p["loss_db_per_cm"] is None:
+        p["loss_db_per_cm"] = float(scattering.propagation_loss_db_per_cm(1.55, RidgeStack.from_params(p), None, "ring"))
+    return p
 
 
 def fit_vector(p: dict) -> np.ndarray:

@@ -50,7 +50,7 @@ def design_params(kind: str, design: dict | None) -> dict:
             if not isinstance(v, str):
                 raise ValueError(f"design cladding = {v!r} must be one of {list(CLADDINGS)}")
             check_choice("design cladding", v, CLADDINGS)
-        elif not (k in ("gap_drop", "bus_length", "electrode_height") and v is None):
+        elif not (k in ("gap_drop", "bus_length", "electrode_height", "loss_db_per_cm") and v is None):
             check_number(f"design {k}", v)
     full = full_ring_params(kind, design)
     model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
