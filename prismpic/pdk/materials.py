@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from prismpic.checks import check_range
 
@@ -25,10 +27,12 @@ class Source:
 
 
 def _sellmeier(wl, a, b):
-    """n from n² = 1 + Σ Aᵢ λ² / (λ² − Bᵢ), λ in µm, Bᵢ in µm²."""
-    wl2 = jnp.asarray(wl, dtype=float) ** 2
+    """n from n² = 1 + Σ Aᵢ λ² / (λ² − Bᵢ), λ in µm, Bᵢ in µm² (a JAX array; summed in NumPy on concrete input,
+    where each eager jnp operation would compile once per shape)."""
+    xp = jnp if isinstance(wl, jax.core.Tracer) else np
+    wl2 = xp.asarray(wl, dtype=float) ** 2
     n2 = 1.0 + sum(ai * wl2 / (wl2 - bi) for ai, bi in zip(a, b, strict=True))
-    return jnp.sqrt(n2)
+    return jnp.asarray(xp.sqrt(n2))
 
 
 def _checked(name: str, src: Source, wl):

@@ -47,7 +47,7 @@ from prismpic.pdk.bend_radiation import slab_te0_index
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDINGS
 
-_DB_PER_CM = 1e4 * 10.0 / jnp.log(10.0)  # power attenuation 1/µm -> dB/cm
+_DB_PER_CM = 1e4 * 10.0 / np.log(10.0)  # power attenuation 1/µm -> dB/cm
 
 MATERIAL_ABSORPTION_DB_PER_CM = 0.002  # Shams-Ansari et al. (2022), 0.2 dB/m
 SIGMA_NM_RANGE = (0.05, 20.0)  # nm, RMS wall roughness accepted
@@ -90,7 +90,8 @@ def lateral_slab(wl, ridge: RidgeStack, crystal_axis: str = "z"):
     above = below if ridge.cladding == "sio2" else materials.n_air(wl)
     n1 = slab_te0_index(wl, ridge.film_thickness, core, below, above)
     n2 = slab_te0_index(wl, ridge.slab, core, below, above)
-    cot = 1.0 / jnp.tan(jnp.deg2rad(ridge.sidewall_angle_deg))
+    xp = jnp if isinstance(ridge.sidewall_angle_deg, jax.core.Tracer) else np
+    cot = 1.0 / xp.tan(xp.deg2rad(ridge.sidewall_angle_deg))
     return n1, n2, 0.5 * (ridge.width + ridge.etch_depth * cot)
 
 
@@ -104,19 +105,22 @@ def payne_lacey_per_um(wl, n1, n2, half_width, sigma_um, correlation_um):
         sigma_um: RMS roughness (µm).
         correlation_um: correlation length (µm).
     """
-    k0 = 2 * jnp.pi / jnp.asarray(wl, dtype=float)
-    d = jnp.asarray(half_width, dtype=float)
-    nmode = slab_te0_index(wl, 2 * d, n1, n2, n2)
-    v = k0 * d * jnp.sqrt(n1**2 - n2**2)
-    u = k0 * d * jnp.sqrt(jnp.clip(n1**2 - nmode**2, 1e-30, None))
-    w = k0 * d * jnp.sqrt(jnp.clip(nmode**2 - n2**2, 1e-30, None))
+    args = (wl, n1, n2, half_width, sigma_um, correlation_um)
+    # NumPy on concrete inputs (the interpolant's nodes, the σ calibration): eager jnp compiles each op per shape
+    xp = jnp if any(isinstance(a, jax.core.Tracer) for a in args) else np
+    wl, n1, n2, d, sigma_um, correlation_um = (xp.asarray(a, dtype=float) for a in args)
+    k0 = 2 * np.pi / wl
+    nmode = xp.asarray(slab_te0_index(wl, 2 * d, n1, n2, n2))
+    v = k0 * d * xp.sqrt(n1**2 - n2**2)
+    u = k0 * d * xp.sqrt(xp.clip(n1**2 - nmode**2, 1e-30, None))
+    w = k0 * d * xp.sqrt(xp.clip(nmode**2 - n2**2, 1e-30, None))
     delta = (n1**2 - n2**2) / (2 * n1**2)
     g = u**2 * v**2 / (1 + w)
     x = w * correlation_um / d
-    gam = n2 * v / (n1 * w * jnp.sqrt(delta))
-    s = jnp.sqrt((1 + x**2) ** 2 + 2 * x**2 * gam**2)
-    f_e = x * jnp.sqrt(s + 1 - x**2) / s
-    return sigma_um**2 / (jnp.sqrt(2.0) * k0 * d**4 * n1) * g * f_e
+    gam = n2 * v / (n1 * w * xp.sqrt(delta))
+    s = xp.sqrt((1 + x**2) ** 2 + 2 * x**2 * gam**2)
+    f_e = x * xp.sqrt(s + 1 - x**2) / s
+    return sigma_um**2 / (np.sqrt(2.0) * k0 * d**4 * n1) * g * f_e
 
 
 def sidewall_scattering_db_per_cm(wl, ridge: RidgeStack, roughness: Roughness | None = None,
