@@ -67,3 +67,29 @@ def test_a_failure_writing_the_output_still_names_the_output(tmp_path):
     with pytest.raises(OutputError, match="out = .*fresh.*cannot write"):
         with atomic_dir(tmp_path / "fresh") as work:
             (work / "no-such-sub" / "x.txt").write_text("x")  # FileNotFoundError about a path in the output
+
+
+def test_compiled_programs_are_released_after_a_claim_that_grew_the_process(monkeypatch):
+    """``release_when_grown``: the release runs after a claim that grew the resident memory by more than its limit
+    (here 100 MB touched), and not otherwise; ``judgements`` calls it between claims, once per change of claim."""
+    import numpy as np
+
+    from prismpic.analysis.ledger.claims import judgements
+    from prismpic.report import build
+
+    released = []
+    monkeypatch.setattr(build, "release_compiled_programs", lambda: released.append(build.resident_mb()))
+    assert build.resident_mb() > 0
+    after = build.release_when_grown(50.0)
+    after()
+    assert released == []
+    block = np.ones(100 * 2**20 // 8)  # 100 MB, every page written
+    after()
+    assert len(released) == 1
+    after()  # the base moved to where the release left it: no growth since
+    assert len(released) == 1
+    del block
+
+    calls = []
+    judged = judgements(ids=["S1-01", "S2-04", "S2-06"], after_claim=lambda: calls.append(1))
+    assert len({j.spec.id for j in judged}) == 3 and len(calls) == 2

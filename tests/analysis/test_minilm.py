@@ -105,7 +105,7 @@ def test_a_document_cache_is_read_back_bit_for_bit_without_the_model(cache, monk
         raise AssertionError("the model ran although the arrays were cached")
 
     assert user_cache.cache_root() is not None  # the test run's own cache folder (conftest)
-    monkeypatch.setattr(minilm, "run_windows", no_model)
+    monkeypatch.setattr(minilm, "document_arrays_apart", no_model)  # the model runs in a child process (there)
     again = minilm.document_cache(n_windows=4, window_tokens=64, block_size=16, questions=[QUESTION],
                                   needles=[NEEDLE], n_doc_queries=16)
     for name in ("keys", "queries", "values"):
@@ -113,3 +113,30 @@ def test_a_document_cache_is_read_back_bit_for_bit_without_the_model(cache, monk
     assert again.metadata == cache.metadata
     with pytest.raises(AssertionError, match="model ran"):
         minilm.document_cache(n_windows=3, window_tokens=64, block_size=16, questions=[QUESTION], n_doc_queries=16)
+
+
+def test_the_model_runs_apart_and_its_arrays_equal_the_in_process_run(tmp_path):
+    """``document_cache`` runs the model in a child process (``document_arrays_apart``): the calling process never
+    imports torch, and the arrays equal ``document_arrays`` run in this process, to the bit; an error in the child is
+    raised in the caller with its message."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    args = dict(n_windows=2, window_tokens=64, block_size=16, questions=[QUESTION], needles=[NEEDLE],
+                query_tokens="content", n_doc_queries=4)
+    code = ("import sys, json, numpy as np; from prismpic.analysis.recall import minilm; "
+            f"c = minilm.document_cache(**json.loads({json.dumps(args)!r})); "
+            f"np.savez({str(tmp_path / 'apart.npz')!r}, keys=c.keys, queries=c.queries, values=c.values); "
+            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    env = dict(os.environ, PRISMPIC_CACHE_DIR=str(tmp_path / "cache"))  # a cold cache: the model must run
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["False", "False"]
+    apart = np.load(tmp_path / "apart.npz")
+    here = minilm.document_arrays(minilm.python_docs_text(), True, **args)
+    for name in ("keys", "queries", "values"):
+        assert np.array_equal(apart[name], here[name]), name
+    with pytest.raises(ValueError, match="n_windows = 100000 is outside the valid range"):
+        minilm.document_arrays_apart(minilm.python_docs_text(), True, **dict(args, n_windows=100000))

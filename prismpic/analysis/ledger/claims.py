@@ -63,11 +63,17 @@ def specs(context: dict | None = None, ids: list[str] | None = None) -> list[Jud
 
 
 def judgements(context: dict | None = None, ids: list[str] | None = None, *,
-               max_flips: int | None = 2) -> list[Judgement]:
+               max_flips: int | None = 2, after_claim: Callable[[], None] | None = None) -> list[Judgement]:
     """Judge every claim (or ``ids``) over its assumptions; ``context`` carries shared results (e.g. the
     report's link budget, ring specs, crosstalk) so they are computed once. ``max_flips``: see
-    ``verdicts.judge`` (None: solve the flip of every assumption that changes a verdict)."""
-    return [judge(s, max_flips) for s in specs(context, ids)]
+    ``verdicts.judge`` (None: solve the flip of every assumption that changes a verdict). ``after_claim``: called
+    after each claim's entries are judged (the report releases compiled programs there)."""
+    out: list[Judgement] = []
+    for i, s in enumerate(specs(context, ids)):
+        if after_claim is not None and i and s.id != out[-1].spec.id:
+            after_claim()
+        out.append(judge(s, max_flips))
+    return out
 
 
 def ledger(context: dict | None = None, ids: list[str] | None = None) -> list[Entry]:

@@ -216,7 +216,7 @@ def document_cache(text: str | None = None, *, n_windows: int | None = None, win
         args["n_windows"] = int(n_windows)
     key = {"model": MODEL_NAME, "versions": _versions(), "code": _code_digest(),
            "text": hashlib.sha256(doc.encode()).hexdigest(), "default_text": text is None, **args}
-    arrays = user_cache.cached_arrays("minilm-kv", key, lambda: _document_arrays(doc, text is None, **args))
+    arrays = user_cache.cached_arrays("minilm-kv", key, lambda: document_arrays_apart(doc, text is None, **args))
     return KVCache(arrays["keys"], arrays["queries"], arrays["values"], None, json.loads(str(arrays["meta"])))
 
 
@@ -238,7 +238,50 @@ def _code_digest() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def _document_arrays(doc: str, default_text: bool, *, n_windows, window_tokens: int, block_size: int, questions,
+def document_arrays_apart(doc: str, default_text: bool, **args) -> dict:
+    """``document_arrays`` run in a child Python process, whose memory is returned when it ends: torch, transformers
+    and the model cost the process that imports them ≈ 630 MB at their peak and keep ≈ 370 MB resident (measured in
+    ``prismpic report``, session 32), which a report's later sections would otherwise stack on top of. The child
+    (``serve_document_arrays``, a plain ``python -c``: multiprocessing's spawn would re-run a user's script that
+    calls this at its top level) costs ≈ 3 CPU-s of imports; the arguments and arrays pass as pickles through its
+    pipes, and an exception it raises is raised here."""
+    import pickle
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", "from prismpic.analysis.recall.minilm import serve_document_arrays; "
+                          "serve_document_arrays()"], input=pickle.dumps((doc, default_text, args)),
+                         capture_output=True, check=False)
+    try:
+        status, result = pickle.loads(run.stdout)
+    except Exception:  # noqa: BLE001  (the child died before it answered)
+        raise RuntimeError(f"the MiniLM child process ended with code {run.returncode} without a result: "
+                           f"{run.stderr.decode(errors='replace')[-2000:]}") from None
+    if status != "ok":
+        raise result
+    return result
+
+
+def serve_document_arrays() -> None:
+    """The child of ``document_arrays_apart``: (doc, default_text, args) pickled on stdin, ("ok", arrays) or
+    ("error", the exception) pickled on stdout."""
+    import os
+    import pickle
+    import sys
+
+    doc, default_text, args = pickle.loads(sys.stdin.buffer.read())
+    answer_fd = os.dup(1)
+    os.dup2(2, 1)  # what the libraries print goes to stderr: stdout carries the answer only
+    sys.stdout = sys.stderr
+    try:
+        answer = ("ok", document_arrays(doc, default_text, **args))
+    except Exception as e:  # noqa: BLE001  (handed to the parent, which raises it)
+        answer = ("error", e)
+    with os.fdopen(answer_fd, "wb") as out:
+        out.write(pickle.dumps(answer))
+
+
+def document_arrays(doc: str, default_text: bool, *, n_windows, window_tokens: int, block_size: int, questions,
                      needles, query_tokens: str, n_doc_queries: int) -> dict:
     """The arrays of ``document_cache`` (keys, queries, values float32; meta: its metadata as JSON), computed with
     the model."""
