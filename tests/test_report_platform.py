@@ -163,7 +163,7 @@ def test_claims_stay_on_prismpics_stack(monkeypatch, tmp_path):
     from prismpic.pdk.platforms import get_platform
 
     seen = []
-    monkeypatch.setattr(claims, "judgements", lambda context: seen.append(context) or [])
+    monkeypatch.setattr(claims, "judgements", lambda context, **options: seen.append(context) or [])
     results = {"ring_params": {"gap": 0.25}, "crosstalk": "tfln400 crosstalk", "link_budget": "tfln400 budget"}
     for name in ("tfln400", "prismpic"):
         ctx = build.ReportContext(params={"ring": {"gap": 0.25}}, workdir=tmp_path, results=dict(results),
