@@ -69,9 +69,10 @@ def test_a_failure_writing_the_output_still_names_the_output(tmp_path):
             (work / "no-such-sub" / "x.txt").write_text("x")  # FileNotFoundError about a path in the output
 
 
-def test_compiled_programs_are_released_after_a_claim_that_grew_the_process(monkeypatch):
-    """``release_when_grown``: the release runs after a claim that grew the resident memory by more than its limit
-    (here 100 MB touched), and not otherwise; ``judgements`` calls it between claims, once per change of claim."""
+def test_compiled_programs_are_released_when_the_process_is_large_and_grew(monkeypatch):
+    """``release_when_grown``: the release runs when the resident memory is above its limit and grew by more than
+    its step since the last release (here 100 MB touched), and not otherwise; ``judgements`` calls it between
+    claims, once per change of claim."""
     import numpy as np
 
     from prismpic.analysis.ledger.claims import judgements
@@ -79,16 +80,21 @@ def test_compiled_programs_are_released_after_a_claim_that_grew_the_process(monk
 
     released = []
     monkeypatch.setattr(build, "release_compiled_programs", lambda: released.append(build.resident_mb()))
-    assert build.resident_mb() > 0
-    after = build.release_when_grown(50.0)
+    start = build.resident_mb()
+    assert start > 0
+    after = build.release_when_grown(start + 50.0, growth_mb=50.0)
     after()
     assert released == []
-    block = np.ones(100 * 2**20 // 8)  # 100 MB, every page written
+    block = np.ones(100 * 2**20 // 8)  # 100 MB, every page written: above the limit, grown by more than the step
     after()
     assert len(released) == 1
-    after()  # the base moved to where the release left it: no growth since
+    after()  # still above the limit, but the base moved to where the release left it: no growth since
     assert len(released) == 1
-    del block
+    high = build.release_when_grown(build.resident_mb() + 500.0, growth_mb=50.0)
+    more = np.ones(100 * 2**20 // 8)
+    high()  # grown, but below the limit
+    assert len(released) == 1
+    del block, more
 
     calls = []
     judged = judgements(ids=["S1-01", "S2-04", "S2-06"], after_claim=lambda: calls.append(1))

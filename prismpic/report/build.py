@@ -22,8 +22,9 @@ from prismpic.fileio import atomic_dir, check_output_dir, jsonable, write_gds_at
 from prismpic.pdk.platforms import Platform
 from prismpic.report import preset as presets
 
-RELEASE_GROWTH_MB = 50.0  # the claims section drops compiled programs after a claim that grew the process by more
-# than this (``release_when_grown``)
+RELEASE_ABOVE_MB = 800.0  # the report drops JAX's compiled programs when its process holds more than this and grew
+RELEASE_GROWTH_MB = 50.0  # by more than this since the last drop (``release_when_grown``: between sections, after
+# each claim, inside the time-domain section)
 REPORT_BYTES = 16 * 2**20  # a report folder's size, with margin (≈ 1 MB of PNGs and GDS; the HTML ≈ 6 MB, 4.8 of
 # them plotly.js)
 
@@ -38,6 +39,7 @@ class ReportContext:
     results: dict = field(default_factory=dict)  # objects later sections reuse (e.g. the link budget)
     platform: Platform | None = None  # the preset (``pdk.platforms.Platform``); None: prismpic's own stack
     off_preset: dict[str, str] = field(default_factory=dict)  # section -> what in it does not follow the preset
+    release: Callable[[], None] = lambda: None  # drops compiled programs when the process grew (``write_report``)
 
     def figure_path(self, name: str, caption: str) -> Path:
         """Register a PNG figure and return the path to write it to."""
@@ -348,7 +350,7 @@ def _time_domain(ctx: ReportContext) -> dict:
     ctx.figures[names[0]] = (f"The ring's drop port in time: a {rate / 1e9:g} Gbit/s on/off stream on its resonance "
                              "(dots: the S-parameter model's static value) and its step response")
     ctx.figures[names[1]] = f"Eye diagram of the ring's drop port at {rate / 1e9:g} Gbit/s (no noise: ISI only)"
-    release_compiled_programs()  # the stream's programs: ≈ 0.5 GB resident, not shared with the weight update
+    ctx.release()  # the stream's programs (≈ 0.5 GB resident on a first run) are not shared with the weight update
     w = weight_update_settling(ring=ring)
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
     ax.plot(w.t_ps, w.weight, lw=1.4)
@@ -409,7 +411,7 @@ def _claims(ctx: ReportContext) -> list:
     ctx.note_off_preset("claims", presets.claims_note(preset))
     # on another preset the ledger computes its own ring, crosstalk and link budget on prismpic's stack
     context = ctx.results if presets.is_default(preset) else {"ring_params": dict(ctx.params.get("ring", {}))}
-    judged = judgements(context, after_claim=release_when_grown(RELEASE_GROWTH_MB))
+    judged = judgements(context, after_claim=ctx.release)
     entries = [j.entry for j in judged]
     if tornado_figure(judged, ctx.workdir / "tornado.png"):  # None when no entry depends on its assumptions
         ctx.figures["tornado.png"] = ("The most influential assumptions of the entries whose verdict depends on "
@@ -481,21 +483,21 @@ def resident_mb() -> float | None:
         return None
 
 
-def release_when_grown(mb: float) -> Callable[[], None]:
-    """A callback that runs ``release_compiled_programs`` when this process's resident memory has grown by more than
-    ``mb`` since the callback was made or last released (nothing where it cannot be read, ``resident_mb``).
+def release_when_grown(above_mb: float, growth_mb: float = RELEASE_GROWTH_MB) -> Callable[[], None]:
+    """A callback that runs ``release_compiled_programs`` when this process's resident memory exceeds ``above_mb`` and
+    has grown by more than ``growth_mb`` since the last release (or since the callback was made); nothing where the
+    memory cannot be read (``resident_mb``). The growth condition keeps a process that starts large (the report run
+    inside a bigger program) from releasing at every call.
 
-    The ledger judges its claims in one section; the programs each claim compiles stay in memory to its end, and the
-    claims' growth stacked to 1.74 GB in a report with a cold compilation cache. Released after every claim that grew
-    by more than 50 MB, the claims peaked at 1.18 GB (their largest, S1-12's time-domain channel). ``prismpic report``
-    (session 32, one run each): cold cache 2.25 → 1.36 GB peak (with the MiniLM model in a child process), warm
-    1.41 → 1.15 GB; the programs a later claim reuses are reloaded from the disk cache and retraced (0–15 CPU-s warm,
-    within the runs' spread). Trimming the C heap alone (no release) left the warm peak at 1.37 GB."""
+    Every program JAX compiles stays in memory while its function lives: ≈ 1.4 MB even for a one-operation program
+    (XLA's CPU executable; measured session 33), and a warm report makes ≈ 770 of them (1.9 GB with none dropped).
+    Dropped, the ones a later section or claim shares are reloaded from the disk cache and retraced (≈ 15 ms each).
+    The report calls this between sections, after each claim and inside the time-domain section."""
     base = [resident_mb()]
 
     def after() -> None:
         now = resident_mb()
-        if now is not None and base[0] is not None and now - base[0] > mb:
+        if now is not None and base[0] is not None and now > above_mb and now - base[0] > growth_mb:
             release_compiled_programs()
             base[0] = resident_mb()
 
@@ -552,7 +554,8 @@ def write_report(
     from prismpic.report.plots import report_figures
 
     with atomic_dir(out_dir) as work:
-        ctx = ReportContext(params=params or {}, workdir=work, platform=preset)
+        ctx = ReportContext(params=params or {}, workdir=work, platform=preset,
+                            release=release_when_grown(RELEASE_ABOVE_MB))
         report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {},
                         "platform_preset": presets.record(preset),
                         "sections_left_out": [name for name, _ in SECTIONS if name not in run]}
@@ -563,7 +566,7 @@ def write_report(
             t0 = time.perf_counter()
             report[name] = section(ctx)
             report["timings_s"][name] = round(time.perf_counter() - t0, 3)
-            release_compiled_programs()
+            ctx.release()
         if progress:
             progress("writing", len(chosen), len(chosen))
         report["platform_preset"]["not_followed"] = dict(ctx.off_preset)
