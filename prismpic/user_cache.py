@@ -40,6 +40,8 @@ MIN_COMPILE_TIME_S = 0.0
 MAX_SIZE_BYTES = 2 * 1024**3
 JAX_SUFFIXES = ("-cache", "-atime")  # jax/_src/lru_cache.py names its entries KEY-cache and KEY-atime
 JAX_LOCK = ".lockfile"
+SOURCE_SUFFIXES = (".py", ".json", ".npz", ".yaml")  # what ``source_key`` digests
+_SOURCE_DIGESTS: dict = {}  # package folder -> (its files' sizes and times, their content digest)
 
 
 def cache_root() -> Path | None:
@@ -132,18 +134,31 @@ def worker_environment() -> dict[str, str]:
     return env
 
 
-def source_key() -> str:
-    """A digest of prismpic's version and of its source and data files' sizes and modification times: what the
-    cached catalog was made from (a source tree that changes makes a new key)."""
+def source_key(package: Path | None = None) -> str:
+    """A digest of prismpic's version and of its source and data files' names and contents: what the cached
+    catalog, exported programs and computed arrays were made from (a source tree that changes makes a new key; a
+    reinstall or a fresh clone of the same sources keeps it). The contents are read once per process while the
+    files' sizes and modification times stay as they were.
+
+    Args:
+        package: the package folder to digest (default: the imported prismpic's).
+    """
     import prismpic
 
-    package = Path(prismpic.__file__).parent
+    package = Path(prismpic.__file__).parent if package is None else Path(package)
+    files = [path for path in sorted(package.rglob("*"))
+             if path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts and path.is_file()]
+    stamp = tuple((str(path), st.st_size, st.st_mtime_ns) for path, st in ((path, path.stat()) for path in files))
+    known = _SOURCE_DIGESTS.get(package)
+    if known is not None and known[0] == stamp:
+        return known[1]
     h = hashlib.sha256(prismpic.__version__.encode())
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".json", ".npz", ".yaml") and "__pycache__" not in path.parts:
-            st = path.stat()
-            h.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return h.hexdigest()[:24]
+    for path in files:
+        data = path.read_bytes()
+        h.update(f"{path.relative_to(package).as_posix()}:{len(data)}:".encode())
+        h.update(data)
+    _SOURCE_DIGESTS[package] = (stamp, h.hexdigest()[:24])
+    return _SOURCE_DIGESTS[package][1]
 
 
 def cached_json(name: str, compute):

@@ -3,6 +3,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -141,20 +142,23 @@ def test_cache_off(monkeypatch):
     assert res.exit_code == 0 and "off" in res.output
 
 
-def test_the_catalog_cache_follows_the_sources(tmp_path, monkeypatch):
-    """A changed source file gives a new key, so ``list`` never shows a stale catalog."""
-    monkeypatch.setenv(user_cache.ENV, str(tmp_path / "c"))
-    key = user_cache.source_key()
+def test_the_cache_key_follows_the_sources_contents_not_their_times(tmp_path):
+    """A changed source file gives a new key, so ``list`` never shows a stale catalog; a copy of the same sources
+    (a fresh clone, a reinstall: new modification times) keeps the key, so its cached entries are found."""
     import prismpic
 
-    src = Path(prismpic.__file__).parent / "checks.py"
+    package = Path(prismpic.__file__).parent
+    copy = tmp_path / "prismpic"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    src = copy / "checks.py"
     st = src.stat()
-    try:
-        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-        assert user_cache.source_key() != key
-    finally:
-        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert user_cache.source_key() == key
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    key = user_cache.source_key(copy)
+    assert key == user_cache.source_key(package)
+    src.write_text(src.read_text() + "\n# changed\n")
+    assert user_cache.source_key(copy) != key
+    src.write_text(src.read_text()[: -len("\n# changed\n")])
+    assert user_cache.source_key(copy) == key
 
 
 def test_list_fits_80_columns_and_info_prints_plain_text():
