@@ -7,7 +7,8 @@ Run from the repository root after a change to the mode solver, its mesh or ``fe
     python tests/pdk/make_sloped_wall_solves.py
 
 What it keeps (every point and method is the test module's own, ``test_sloped_walls.POINTS`` etc.):
-- TE off-grid points: n_eff of the wall-conforming finite-element reference (``fem_reference``, 20 nm core mesh)
+- TE off-grid points (chosen between the nodes, the default ridge, and points drawn at random over the domain):
+  n_eff of the wall-conforming finite-element reference (``fem_reference``, 20 nm core mesh)
   at λ and λ ± 10 nm (n_g by central differences);
 - TM off-grid points, bends, the ring's two in-plane directions: finite-difference solves at 20 and 10 nm
   (Richardson-extrapolated by the test);
@@ -44,7 +45,30 @@ POINTS = [
     (1.55, 1.70, 0.65, 0.40, 65.0, "sio2", "tm", "y"),
     (1.50, 1.20, 0.56, 0.36, 78.0, "air", "tm", "y"),
     (1.62, 1.90, 0.52, 0.39, 62.0, "air", "tm", "z"),
+    (1.55, 1.40, 0.60, 0.35, 76.5, "sio2", "te", "z"),  # the default ridge (no table node: 76.5° and 0.35 µm)
 ]
+RANDOM_SEED = 20261206
+RANDOM_COUNTS = {("te", "sio2"): 8, ("te", "air"): 8, ("tm", "sio2"): 4, ("tm", "air"): 4}
+
+
+def random_points() -> list[tuple]:
+    """Points drawn uniformly over the straight tables' TE and TM domains (``dispersion.domain()``), both claddings;
+    TE on a random crystal axis, TM along y (where TM0 meets TE1): the whole domain, not points chosen between nodes."""
+    import numpy as np
+
+    from prismpic.pdk import dispersion
+
+    rng, out = np.random.default_rng(RANDOM_SEED), []
+    for (pol, clad), n in RANDOM_COUNTS.items():
+        dom = dispersion.domain()[pol]
+        for _ in range(n):
+            wl, w, t, f, a = (float(rng.uniform(*dom[k])) for k in ("wl", "width", "film", "etch_fraction", "angle"))
+            axis = str(rng.choice(["y", "z"])) if pol == "te" else "y"
+            out.append((*(round(x, 4) for x in (wl, w, t, f * t, a)), clad, pol, axis))
+    return out
+
+
+RANDOM_POINTS = random_points()
 # (wl, width, film, etch, angle, cladding, radius): off every node; TE along crystal z
 BEND_POINTS = [
     (1.55, 1.40, 0.60, 0.35, 76.5, "sio2", 20.0),  # the default ring
@@ -65,7 +89,7 @@ def fd_pair(fn, steps=STEPS) -> list[list[float]]:
 
 def straight_refs() -> list[dict]:
     out = []
-    for wl, w, t, e, a, clad, pol, axis in POINTS:
+    for wl, w, t, e, a, clad, pol, axis in POINTS + RANDOM_POINTS:
         p = {"point": [wl, w, t, e, a, clad, pol, axis]}
         if pol == "te":
             p["fem_neff"] = [fem_reference.te0_neff(wl + s, w, t, e, a, clad, axis) for s in (-DWL, 0.0, DWL)]

@@ -97,17 +97,43 @@ def test_fem_reference_converges_and_agrees_with_the_fd_solver_at_vertical_walls
 POINTS = refs.POINTS  # (wl, width, film, etch, angle, cladding, polarization, axis): between the nodes of every axis
 
 
-@pytest.mark.parametrize("point", POINTS, ids=lambda p: f"{p[6]}-{p[7]}-{p[5]}-{p[4]:g}deg-w{p[1]:g}")
-def test_compact_model_matches_converged_solve_off_grid(point):
+def _point_id(p) -> str:
+    return f"{p[6]}-{p[7]}-{p[5]}-{p[4]:g}deg-w{p[1]:g}-t{p[2]:g}"
+
+
+def _model_against_reference(point) -> tuple[float, float]:
+    """(n_eff, n_g) of the compact model minus the converged reference at ``point``."""
     wl, w, t, e, a, clad, pol, axis = point
     ref = _entry("straight", point)
     ref_n, ref_g = _fem_te0(ref["fem_neff"], wl) if pol == "te" else _richardson(ref["fd"])
     ridge = RidgeStack(width=w, film_thickness=t, etch_depth=e, sidewall_angle_deg=a, cladding=clad)
     geo = dict(polarization=pol, crystal_axis=axis)
-    n = float(dispersion.neff(wl, ridge, **geo))
-    g = float(dispersion.ng(wl, ridge, **geo))
-    assert abs(n - ref_n) <= 3e-4, (n, ref_n)
-    assert abs(g - ref_g) <= 2e-3, (g, ref_g)
+    return float(dispersion.neff(wl, ridge, **geo)) - ref_n, float(dispersion.ng(wl, ridge, **geo)) - ref_g
+
+
+@pytest.mark.parametrize("point", POINTS, ids=_point_id)
+def test_compact_model_matches_converged_solve_off_grid(point):
+    """Points between the nodes of every axis, and the default ridge (SiO2 TE there: −4.3e-4 in n_eff when that
+    block held single 30 nm solves; session 34)."""
+    dn, dg = _model_against_reference(point)
+    assert abs(dn) <= 3e-4 and abs(dg) <= 2e-3, (dn, dg)
+
+
+# TM n_g at two random points misses 2e-3: at the narrow corner of the TM domain (w 1.03 µm, film 0.53, etch
+# fraction 0.52, 63°: −8.8e-3; the 30/20/15/10 nm solves there agree within 1.4e-3) and at 82.6° walls (w 1.91,
+# +3.2e-3); their n_eff holds (≤ 1.5e-4). Cause not yet separated (the TM blocks' 3-node width, film and etch axes are
+# the first suspect). Issue 26 item 4 stays open for TM n_g.
+TM_NG_MISSES = {(1.4644, 1.0284, 0.5336, 0.2756, 63.181, "sio2", "tm", "y"),
+                (1.5714, 1.9072, 0.6496, 0.3389, 82.5829, "sio2", "tm", "y")}
+
+
+@pytest.mark.parametrize("point", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="TM n_g beyond 2e-3"))
+                                   if p in TM_NG_MISSES else p for p in refs.RANDOM_POINTS], ids=_point_id)
+def test_compact_model_matches_converged_solve_at_random_points(point):
+    """Points drawn over the whole TE and TM domains, both claddings (``make_sloped_wall_solves.random_points``):
+    the tables hold the issue's 3e-4 / 2e-3 everywhere, not only where the points were chosen."""
+    dn, dg = _model_against_reference(point)
+    assert abs(dn) <= 3e-4 and abs(dg) <= 2e-3, (dn, dg)
 
 
 def test_coupling_grows_as_the_walls_slope_at_a_fixed_top_gap():
