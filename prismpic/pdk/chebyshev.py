@@ -69,6 +69,29 @@ def coefficients_from_nodes(values, axes):
     return c
 
 
+def smoothest_fill(values, unknown, power: float = 4.0):
+    """``values`` with the ``unknown`` nodes replaced by the values that make the interpolant smoothest: they minimise
+    Σ_k (i_k − 1)^power c_k² over its tensor Chebyshev coefficients c_k of total degree i_k = i_1 + i_2 + … ≥ 2 (a
+    linear least-squares problem in the unknowns), so a function of total degree ≤ 1 is continued exactly. A table
+    holds a few nodes where a quantity is not defined (a mode past its cut-off); this continues it from the others
+    without the jump any placeholder value would leave. The coefficient map is built dense: tables up to a few
+    thousand nodes."""
+    v = np.array(values, float)
+    idx = np.flatnonzero(np.asarray(unknown, bool).ravel())
+    if idx.size == 0:
+        return v
+    a = np.ones((1, 1))
+    for n in v.shape:
+        a = np.kron(a, _interp_matrix(n))
+    degree = sum(np.meshgrid(*(np.arange(n) for n in v.shape), indexing="ij")).ravel()
+    weighted = np.sqrt(np.maximum(degree - 1.0, 0.0) ** power)[:, None] * a
+    known = v.ravel().copy()
+    known[idx] = 0.0
+    x, *_ = np.linalg.lstsq(weighted[:, idx], -(weighted @ known), rcond=None)
+    known[idx] = x
+    return known.reshape(v.shape)
+
+
 def hermite_coefficients(values, derivs, lo, hi):
     """Coefficients (along axis 0) of the degree-2n−1 polynomial in u(λ) matching values and dλ-slopes."""
     n = values.shape[0]

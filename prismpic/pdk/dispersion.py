@@ -28,7 +28,8 @@ defaults of the angle and the cladding are the process's (``prismpic.pdk.stack``
   coupling g: smooth), interpolated like the rest; the model takes the TM-like eigenvalue
   T/2 + sign(d)·√(d² + 4g²)/2 (the one ``modesolver.solve_mode`` labels TM: the upper branch where d > 0),
   and n_g from its λ-derivative. Through the crossing itself (d = 0) n_eff jumps by 2g, as the solver's
-  TM label does.
+  TM label does. Where TE1 is cut off (narrow, shallow, steep ridges) a node holds TM0 alone; the pair is continued
+  over those nodes (``tm2_continued``).
 - Each cladding may have its own, denser straight grids over the same ranges (``tables.STRAIGHT``: air-clad TE is
   Richardson-extrapolated in the mesh step and has more film nodes); ``domain()`` is the same for both.
 - Bends are tabulated per cladding (tables of older builds may hold SiO2 bends only; the other cladding then
@@ -72,7 +73,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as npcheb
 
 from prismpic.checks import check_choice, check_range, concrete
-from prismpic.pdk import bend_radiation
+from prismpic.pdk import bend_radiation, table_jobs
 from prismpic.pdk import coupler_table as _coupler_table
 from prismpic.pdk import tables as _tables
 from prismpic.pdk.chebyshev import (
@@ -80,6 +81,7 @@ from prismpic.pdk.chebyshev import (
     coefficients_from_nodes,
     filled_nan,
     hermite_coefficients,
+    smoothest_fill,
     unit_coordinate,
 )
 from prismpic.pdk.ridge_stack import DEFAULT, RidgeStack
@@ -161,8 +163,28 @@ def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
         return {}
     if any(tuple(v[:2]) != tuple(meta["grids"]["tm"][k][:2]) for k, v in g.items()):
         raise ValueError(f"the TM0/TE1 table spans {g}, not the TM table's ranges {meta['grids']['tm']}")
-    return {axis: tuple(ChebyshevFit(g, coefficients_from_nodes(filled_nan(t.arrays[f"tm2_{axis}_{q}"]), range(len(g))))
-                        for q in ("trace", "detuning", "coupling")) for axis in axes}
+    return {axis: tuple(ChebyshevFit(g, coefficients_from_nodes(a, range(len(g))))
+                        for a in tm2_continued(*(filled_nan(t.arrays[f"tm2_{axis}_{q}"])
+                                                 for q in ("trace", "detuning", "coupling")))) for axis in axes}
+
+
+def tm2_continued(trace, detuning, coupling):
+    """The TM0/TE1 pair's node arrays with the pair continued over the nodes where TE1 is not guided.
+
+    Those nodes hold TM0 alone with a placeholder TE1 (``table_jobs.UNPAIRED``: narrow, shallow, vertical-walled
+    ridges near TE1's cut-off). Their eigenvalue is right but the elements jump there (detuning 0.06 → 0.1, coupling
+    0.013 → 0), and interpolating across the jump put the TM n_eff 8e-4 and n_g 9e-3 off between the nodes (SiO2,
+    crystal y; session 35). Here detuning and coupling take the smoothest continuation of the paired nodes
+    (``chebyshev.smoothest_fill``) and the trace the value that keeps the node's TM eigenvalue:
+    T = 2 n_TM − sign(d)·√(d² + 4g²)."""
+    trace, detuning, coupling = (np.asarray(a, float) for a in (trace, detuning, coupling))
+    unpaired = (detuning == table_jobs.UNPAIRED[0]) & (coupling == table_jobs.UNPAIRED[1])
+    if not unpaired.any():
+        return trace, detuning, coupling
+    n_tm = 0.5 * trace + 0.5 * table_jobs.UNPAIRED[0]
+    d, g = (smoothest_fill(a, unpaired) for a in (detuning, coupling))
+    t = np.where(unpaired, 2 * n_tm - np.sign(d) * np.sqrt(d**2 + 4 * g**2), trace)
+    return t, d, g
 
 
 def bend_pair_elements(up, dup, lo, dlo, te, dte):

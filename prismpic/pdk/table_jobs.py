@@ -41,6 +41,10 @@ def _straight_job(clad, angle, axis, pol, wl, w, t, f, decouple_tm=False, steps=
     return (neff, dneff, m.ln_overlap, m.mode_area_um2, m.te_fraction)
 
 
+# (detuning, coupling) of a node where TE1 is not guided at both mesh steps: TM0 alone, a TE1 placeholder 0.1 below it
+UNPAIRED = (0.1, 0.0)
+
+
 def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
     """(trace, detuning, coupling) of the TM0/TE1 pair: the two highest guided modes of one PMC solve.
 
@@ -48,13 +52,14 @@ def tm2_elements(modes, paired: bool = True) -> tuple[float, float, float]:
     modes are nearly pure, f₊ + f₋ = 1.00 ± 0.01), the uncoupled 2×2 matrix has n_TM0 − n_TE1 = (1 − 2c²)(n₊ − n₋)
     and coupling c·s·(n₊ − n₋), so its eigenvalues are n± again and the TM-like mode is
     T/2 + sign(detuning)·√(detuning² + 4 coupling²)/2. Labels are not used (at a crossing they flip with the mesh).
-    With one guided mode (TE1 cut off), or ``paired`` False, the pair is that mode and a TE1 0.1 below it, uncoupled.
+    With one guided mode (TE1 cut off), or ``paired`` False, the pair is that mode and a TE1 0.1 below it, uncoupled
+    (``UNPAIRED``; the model continues the pair over these nodes: ``dispersion``).
     """
     guided = [m for m in modes if m.confinement > 0.2]
     if not guided or (len(guided) == 1 or not paired) and guided[0].te_fraction > 0.5:
         raise RuntimeError("no guided TM-like mode")
     if len(guided) == 1 or not paired:
-        return 2 * guided[0].neff.real - 0.1, 0.1, 0.0
+        return 2 * guided[0].neff.real - UNPAIRED[0], *UNPAIRED
     up, lo = guided[0], guided[1]
     c2 = up.te_fraction / (up.te_fraction + lo.te_fraction)
     dn = up.neff.real - lo.neff.real

@@ -10,7 +10,7 @@ What it keeps (every point and method is the test module's own, ``test_sloped_wa
 - TE off-grid points (chosen between the nodes, the default ridge, and points drawn at random over the domain):
   n_eff of the wall-conforming finite-element reference (``fem_reference``, 20 nm core mesh)
   at λ and λ ± 10 nm (n_g by central differences);
-- TM off-grid points, bends, the ring's two in-plane directions: finite-difference solves at 20 and 10 nm
+- TM off-grid points (chosen, random, and random in the corner where TE1 nears its cut-off), bends, the ring's two in-plane directions: finite-difference solves at 20 and 10 nm
   (Richardson-extrapolated by the test);
 - the vertical-wall agreement of the two solvers (FD 20/15 nm, FEM 20 nm) and the FEM's mesh convergence at the
   sloped thin-film corner (30 / 20 nm).
@@ -69,6 +69,30 @@ def random_points() -> list[tuple]:
 
 
 RANDOM_POINTS = random_points()
+# Where TE1 nears its cut-off (narrow, shallow-etched, steep-walled ridges) the TM0/TE1 pair tables hold TM0 alone at
+# some nodes (``table_jobs.UNPAIRED``): TM points drawn in that corner of the TM domain, on each axis with a pair table
+# (``tables.TM2_AXES``).
+CUTOFF_BOX = {"width": (1.0, 1.3), "film": (0.5, 0.7), "etch_fraction": (0.5, 0.6), "angle": (72.0, 90.0)}
+CUTOFF_SEED = 20261207
+
+
+def cutoff_points(per_axis: int = 4) -> list[tuple]:
+    """TM points drawn uniformly over ``CUTOFF_BOX`` (λ over the whole band), ``per_axis`` per pair-table axis."""
+    import numpy as np
+
+    from prismpic.pdk import dispersion, tables
+
+    rng, out = np.random.default_rng(CUTOFF_SEED), []
+    for clad, axes in tables.TM2_AXES.items():
+        for axis in axes:
+            for _ in range(per_axis):
+                wl = float(rng.uniform(*dispersion.domain()["tm"]["wl"]))
+                w, t, f, a = (float(rng.uniform(*CUTOFF_BOX[k])) for k in ("width", "film", "etch_fraction", "angle"))
+                out.append((*(round(x, 4) for x in (wl, w, t, f * t, a)), clad, "tm", axis))
+    return out
+
+
+CUTOFF_POINTS = cutoff_points()
 # (wl, width, film, etch, angle, cladding, radius): off every node; TE along crystal z
 BEND_POINTS = [
     (1.55, 1.40, 0.60, 0.35, 76.5, "sio2", 20.0),  # the default ring
@@ -87,9 +111,9 @@ def fd_pair(fn, steps=STEPS) -> list[list[float]]:
     return [[float(m.neff.real), float(m.ng)] for m in (fn(ms.Mesh(step=h)) for h in steps)]
 
 
-def straight_refs() -> list[dict]:
+def straight_refs(points) -> list[dict]:
     out = []
-    for wl, w, t, e, a, clad, pol, axis in POINTS + RANDOM_POINTS:
+    for wl, w, t, e, a, clad, pol, axis in points:
         p = {"point": [wl, w, t, e, a, clad, pol, axis]}
         if pol == "te":
             p["fem_neff"] = [fem_reference.te0_neff(wl + s, w, t, e, a, clad, axis) for s in (-DWL, 0.0, DWL)]
@@ -125,7 +149,7 @@ def solver_agreement() -> dict:
 
 def main() -> int:
     data = {"made_by": "tests/pdk/make_sloped_wall_solves.py", "mesh": asdict(ms.Mesh()), "steps_um": list(STEPS),
-            "dwl_um": DWL, "straight": straight_refs(), "bend": bend_refs(), "ring": ring_refs(),
+            "dwl_um": DWL, "straight": straight_refs(POINTS + RANDOM_POINTS + CUTOFF_POINTS), "bend": bend_refs(), "ring": ring_refs(),
             "solvers": solver_agreement()}
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(data, indent=1) + "\n")

@@ -54,3 +54,42 @@ def test_sum_is_numpys_chebval2d(traced):
     got = np.asarray(jax.jit(fit)(x, y) if traced else fit(x, y))
     u, v = 2 * (x - 1.45) / 0.2 - 1, 2 * (y - 0.3) / 0.6 - 1
     np.testing.assert_allclose(got, npcheb.chebval2d(u, v, c), rtol=1e-13, atol=1e-13)
+
+
+def _corner_unknown(shape):
+    """Nodes unknown in one corner of a tensor grid (last two nodes of the first two axes, first of the third), as a
+    mode's cut-off leaves them in the TM0/TE1 pair tables."""
+    unknown = np.zeros(shape, bool)
+    unknown[-2:, -2:, :1] = True
+    return unknown
+
+
+def test_smoothest_fill_continues_a_function_of_total_degree_one_exactly():
+    grid = np.meshgrid(*(chebyshev.lobatto(n) for n in (5, 5, 3)), indexing="ij")
+    values = 0.3 + 0.7 * grid[0] - 0.2 * grid[1] + 0.05 * grid[2]
+    unknown = _corner_unknown(values.shape)
+    placeholder = np.where(unknown, 9.0, values)
+    np.testing.assert_allclose(chebyshev.smoothest_fill(placeholder, unknown), values, rtol=0, atol=1e-12)
+
+
+def test_smoothest_fill_minimises_its_stated_roughness():
+    """The filled nodes minimise Σ (total degree − 1)⁴ c² of the interpolant's coefficients (from NumPy's 3-D
+    Chebyshev Vandermonde, not the module's per-axis maps): any change of them raises it."""
+    axes = [chebyshev.lobatto(n) for n in (5, 5, 3)]
+    grid = np.meshgrid(*axes, indexing="ij")
+    values = np.exp(0.6 * grid[0] - 0.4 * grid[1]) * np.cos(0.5 * grid[2] + 0.3 * grid[0] * grid[1])
+    unknown = _corner_unknown(values.shape)
+    filled = chebyshev.smoothest_fill(np.where(unknown, 0.0, values), unknown)
+    np.testing.assert_array_equal(filled[~unknown], values[~unknown])
+    vander = npcheb.chebvander3d(*(g.ravel() for g in grid), [4, 4, 2])
+    degree = sum(np.meshgrid(*(np.arange(n) for n in (5, 5, 3)), indexing="ij")).ravel()
+    weight = np.maximum(degree - 1.0, 0.0) ** 4
+
+    def roughness(v):
+        return float(np.sum(weight * np.linalg.solve(vander, v.ravel()) ** 2))
+
+    best = roughness(filled)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        step = np.where(unknown, rng.normal(size=values.shape), 0.0) * 1e-3
+        assert roughness(filled + step) > best
