@@ -164,27 +164,29 @@ def _tm2_fits(meta: dict, t: SimpleNamespace) -> dict:
     if any(tuple(v[:2]) != tuple(meta["grids"]["tm"][k][:2]) for k, v in g.items()):
         raise ValueError(f"the TM0/TE1 table spans {g}, not the TM table's ranges {meta['grids']['tm']}")
     return {axis: tuple(ChebyshevFit(g, coefficients_from_nodes(a, range(len(g))))
-                        for a in tm2_continued(*(filled_nan(t.arrays[f"tm2_{axis}_{q}"])
-                                                 for q in ("trace", "detuning", "coupling")))) for axis in axes}
+                        for a in tm2_continued(*(t.arrays[f"tm2_{axis}_{q}"] for q in ("trace", "detuning", "coupling"))))
+            for axis in axes}
 
 
 def tm2_continued(trace, detuning, coupling):
-    """The TM0/TE1 pair's node arrays with the pair continued over the nodes where TE1 is not guided.
+    """The TM0/TE1 pair's node arrays with the pair continued over the nodes where TE1 is not guided, and over the
+    nodes where the solve found no TM-like mode (NaN).
 
     Those nodes hold TM0 alone with a placeholder TE1 (``table_jobs.UNPAIRED``: narrow, shallow, vertical-walled
     ridges near TE1's cut-off). Their eigenvalue is right but the elements jump there (detuning 0.06 → 0.1, coupling
     0.013 → 0), and interpolating across the jump put the TM n_eff 8e-4 and n_g 9e-3 off between the nodes (SiO2,
     crystal y; session 35). Here detuning and coupling take the smoothest continuation of the paired nodes
     (``chebyshev.smoothest_fill``) and the trace the value that keeps the node's TM eigenvalue:
-    T = 2 n_TM − sign(d)·√(d² + 4g²)."""
+    T = 2 n_TM − sign(d)·√(d² + 4g²); at a NaN node all three are continued."""
     trace, detuning, coupling = (np.asarray(a, float) for a in (trace, detuning, coupling))
+    unsolved = ~(np.isfinite(trace) & np.isfinite(detuning) & np.isfinite(coupling))
     unpaired = (detuning == table_jobs.UNPAIRED[0]) & (coupling == table_jobs.UNPAIRED[1])
-    if not unpaired.any():
+    if not (unpaired | unsolved).any():
         return trace, detuning, coupling
     n_tm = 0.5 * trace + 0.5 * table_jobs.UNPAIRED[0]
-    d, g = (smoothest_fill(a, unpaired) for a in (detuning, coupling))
+    d, g = (smoothest_fill(a, unpaired | unsolved) for a in (detuning, coupling))
     t = np.where(unpaired, 2 * n_tm - np.sign(d) * np.sqrt(d**2 + 4 * g**2), trace)
-    return t, d, g
+    return smoothest_fill(t, unsolved), d, g
 
 
 def bend_pair_elements(up, dup, lo, dlo, te, dte):

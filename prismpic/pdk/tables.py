@@ -123,6 +123,9 @@ PAIR_TE_MESH_CLADDINGS = ("air",)
 # air y, air z; elements solved on that axis' nodes at the point's other coordinates): 4 λ nodes, 5 width nodes,
 # 5 film nodes, 3 etch and 3 angle nodes hold n_eff within 9e-5 and n_g within 4e-4 of the 20/10 nm reference; 3 film
 # nodes leave up to 5.9e-4 / 2.9e-3, 3 width nodes 1.5e-2 beside a crossing.
+# 9 width nodes (2,160 more solves, 19.5 min wall; session 35) gave no consistent gain at the TE1 cut-off corner's
+# test points (``make_sloped_wall_solves.CUTOFF_POINTS``: one better, two worse, the worst still 5e-4 / 1.6e-2): there
+# TE1 is cut off over a whole region of thin film and long λ, which no node count along one axis resolves.
 STRAIGHT_TM2 = {**STRAIGHT_TM, "wl": (*WL, 4), "width": (1.0, 2.0, 5), "film": (0.5, 0.7, 5)}
 # Axes with a pair table, per cladding (the others take the TM table). Under SiO2 with TE along crystal z the pair
 # stays apart (TE fraction of TM0 < 0.09 at every TM node; the TM table is within 1.6e-4 / 1.0e-3 off the grid).

@@ -31,6 +31,44 @@ def test_pair_elements_recover_the_uncoupled_matrix(a_te1, b_tm0, g):
     assert coupling == pytest.approx(g, abs=1e-12)
 
 
+def _pair_grid():
+    """A smooth uncoupled pair on a 5 × 5 × 3 Lobatto grid: (n_TM0, n_TE1, coupling) per node."""
+    u, v, w = np.meshgrid(*(tb.lobatto(n) for n in (5, 5, 3)), indexing="ij")
+    n_tm0 = 1.86 + 0.02 * u + 0.01 * v * w
+    n_te1 = 1.80 + 0.03 * u - 0.01 * v
+    return n_tm0, n_te1, 0.010 + 0.002 * u * v
+
+
+def test_continued_pair_keeps_every_node_s_tm_index_and_bridges_unpaired_and_unsolved_nodes():
+    """Nodes encoded as TM0 alone (``table_jobs.UNPAIRED``) keep their TM eigenvalue exactly; their detuning and
+    coupling, and all three elements at an unsolved (NaN) node, come back near the pair's own (a placeholder is 0.04
+    off in detuning)."""
+    n_tm0, n_te1, g = _pair_grid()
+    elements = [np.empty_like(n_tm0) for _ in range(3)]
+    tm_index = np.empty_like(n_tm0)
+    for idx in np.ndindex(n_tm0.shape):
+        modes = _modes_of(n_te1[idx], n_tm0[idx], g[idx])
+        for k, value in enumerate(table_jobs.tm2_elements(modes)):
+            elements[k][idx] = value
+        tm_index[idx] = max(m.neff.real for m in modes if m.te_fraction < 0.5)
+    true = [a.copy() for a in elements]
+    unpaired = np.zeros(n_tm0.shape, bool)
+    unpaired[-2:, :2, 0] = True  # a corner, as a cut-off leaves it
+    elements[0][unpaired] = 2 * tm_index[unpaired] - table_jobs.UNPAIRED[0]
+    elements[1][unpaired], elements[2][unpaired] = table_jobs.UNPAIRED
+    for a in elements:
+        a[2, 2, 1] = np.nan
+    trace, detuning, coupling = dispersion.tm2_continued(*elements)
+    eigen = 0.5 * trace + 0.5 * np.sign(detuning) * np.sqrt(detuning**2 + 4 * coupling**2)
+    np.testing.assert_allclose(eigen[unpaired], tm_index[unpaired], rtol=0, atol=1e-12)
+    for got, want in zip((trace, detuning, coupling), true, strict=True):
+        assert np.all(np.isfinite(got))
+        filled = unpaired.copy()
+        filled[2, 2, 1] = True
+        assert np.max(np.abs(got - want)[filled]) <= 2e-3
+        np.testing.assert_array_equal(got[~filled], want[~filled])
+
+
 def _shipped():
     base = tb.DATA_DIR / tb.TABLE_NAME
     with np.load(base.with_suffix(".npz")) as f:
