@@ -104,12 +104,14 @@ def hermite_coefficients(values, derivs, lo, hi):
 
 
 def filled_nan(a):
-    """Replace NaN nodes by the mean of the valid ones (only where a solve found no guided mode)."""
+    """``a`` with its NaN nodes (where a solve found no guided mode) continued from the valid ones
+    (``smoothest_fill``; until session 35 they took the mean of the valid nodes, a jump the interpolant spread
+    between the nodes). All NaN: zeros."""
     a = np.array(a, float)
     bad = ~np.isfinite(a)
-    if bad.any():
-        a[bad] = np.nanmean(a) if np.isfinite(a).any() else 0.0
-    return a
+    if bad.all():
+        return np.zeros_like(a)
+    return smoothest_fill(a, bad) if bad.any() else a
 
 
 class ChebyshevFit:
