@@ -39,7 +39,8 @@ from jax.scipy.special import i0e
 
 from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, node_values
 from prismpic.pdk.ridge_stack import RidgeStack
-from prismpic.pdk.tables import DATA_DIR, load_job_cache, run_jobs, started_table_build, write_table
+from prismpic.pdk.table_runs import load_job_cache, run_jobs
+from prismpic.pdk.tables import DATA_DIR, started_table_build, write_table
 
 TABLE_NAME = "bend_radiation"
 GRID = {"wl": (1.45, 1.65, 2), "width": (0.8, 2.0, 4), "film": (0.4, 0.8, 4), "etch_fraction": (0.5, 0.8, 5),

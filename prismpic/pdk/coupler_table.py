@@ -38,7 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, hermite_coefficients, node_values
-from prismpic.pdk.tables import DATA_DIR, load_job_cache, run_jobs, started_table_build, write_table
+from prismpic.pdk.table_runs import load_job_cache, run_jobs
+from prismpic.pdk.tables import DATA_DIR, started_table_build, write_table
 
 TABLE_NAME = "coupler_tables"
 LINE = {"wl": (1.45, 1.65, 2), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.4, 0.8, 3),

@@ -41,14 +41,16 @@ The build is restartable: every finished solve is appended to a cache file besid
 (``.dispersion_tables.cache.jsonl``) and reused by the next build; the cache is removed once the
 tables are written. ``build_tables(reuse_from=folder)`` also copies, bit for bit, every block of earlier
 tables (one cladding's straight TE or TM, bends, bend pairs, TM pairs) that was solved with the same grid, steps and
-mesh (``block_specs``, recorded in the json), so a change of one grid re-solves only that block.
+mesh (``block_specs``, recorded in the json), so a change of one grid re-solves only that block, and in a straight or
+TM0/TE1 pair block only the nodes the earlier grid did not hold (``earlier_node_solves``: refine an axis from n to
+2n − 1 Lobatto nodes and the n are kept). The solves run in worker processes through ``table_runs``.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-import multiprocessing as mp
+import math
 import os
 import platform
 import time
@@ -57,7 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
-from prismpic.pdk.table_jobs import richardson, run_job
+from prismpic.pdk.table_jobs import richardson
+from prismpic.pdk.table_runs import load_job_cache, run_jobs
 
 DATA_DIR = Path(__file__).parent / "data"
 TABLE_NAME = "dispersion_tables"
@@ -164,75 +167,6 @@ def _pair_mesh_solves(clad) -> list[tuple[str, float]]:
             if (pol, h) != ("te", PAIR_MESH_STEPS[0])]
 
 
-# ----------------------------------------------------------------------------- cache (restartable builds)
-
-
-def _encode(res):
-    if res is None:
-        return None
-    if isinstance(res, list):  # a line job's results (one per gap or radius)
-        return {"line": [_encode(r) for r in res]}
-    return [[v.real, v.imag] if isinstance(v, complex) else float(v) for v in (complex(x) if np.iscomplexobj(x)
-                                                                            else x for x in res)]
-
-
-def _decode(res):
-    if res is None:
-        return None
-    if isinstance(res, dict):
-        return [_decode(r) for r in res["line"]]
-    return tuple(complex(*v) if isinstance(v, list) else v for v in res)
-
-
-def load_job_cache(path: Path) -> dict:
-    """Finished solves of an interrupted build: {(kind, key): result}; a torn last line is ignored."""
-    done = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            done[(item["kind"], _tuplify(item["key"]))] = _decode(item["res"])
-    return done
-
-
-def _tuplify(x):
-    return tuple(_tuplify(v) for v in x) if isinstance(x, list) else x
-
-
-def run_jobs(tasks, workers, progress, done0, total, cache: dict, cache_file):
-    """Run the tasks not in ``cache`` (in ``workers`` processes), appending each result to ``cache_file``
-    and calling progress(done, total) as they finish."""
-    results = {(k, key): cache[(k, key)] for k, key, _ in tasks if (k, key) in cache}
-    todo = [t for t in tasks if (t[0], t[1]) not in cache]
-    done, cpu = done0 + len(results), 0.0
-    if progress and results:
-        progress(done, total)
-    if not todo:
-        return results, done, cpu
-    if workers <= 1:
-        outputs = map(run_job, todo)
-    else:
-        pool = mp.get_context("spawn").Pool(workers)
-        outputs = pool.imap_unordered(run_job, todo, chunksize=2)
-    try:
-        with open(cache_file, "a") as log:
-            for kind, key, res, seconds in outputs:
-                results[(kind, key)] = res
-                log.write(json.dumps({"kind": kind, "key": key, "res": _encode(res)}) + "\n")
-                log.flush()
-                cpu += seconds
-                done += 1
-                if progress:
-                    progress(done, total)
-    finally:
-        if workers > 1:
-            pool.terminate()
-            pool.join()
-    return results, done, cpu
-
-
 def started_table_build(out_dir: str | Path, name: str, spec: dict, reuse_from: str | Path | None
                         ) -> tuple[Path, dict | None]:
     """(out_dir, created; metadata or None) for a table built on its own (``bend_radiation``, ``coupler_table``):
@@ -332,6 +266,64 @@ def _meta_block_specs(meta: dict) -> dict:
     return json.loads(json.dumps(out))
 
 
+STRAIGHT_QUANTITIES = ("neff", "dneff_dwl", "gamma", "area", "te_fraction")  # a straight job's result, in order
+TM2_QUANTITIES = ("trace", "detuning", "coupling")  # a pair job's result, in order
+
+
+def straight_job_key(clad: str, name: str, axis: str, idx: tuple) -> tuple:
+    """The job-cache key of a straight solve ("te" or "tm" block) at node ``idx``: the grid's shape and steps are in
+    it, so a cache of another grid never matches."""
+    shape = tuple(len(v) for v in grid_nodes(STRAIGHT[clad][name]).values())
+    return (clad, name, axis, "grid", shape, STRAIGHT_STEPS[clad][name], idx)
+
+
+def tm2_job_key(clad: str, axis: str, idx: tuple) -> tuple:
+    """The job-cache key of a TM0/TE1 pair solve at node ``idx`` of ``STRAIGHT_TM2``."""
+    return (clad, axis, "tm2", tuple(len(v) for v in grid_nodes(STRAIGHT_TM2).values()), TM_STEPS, idx)
+
+
+def shared_nodes(old_grid: dict, new_grid: dict) -> dict:
+    """{new node index: old node index} for the nodes two grids (``grid_nodes``, same axes) both hold (to 1e-12)."""
+    per_axis = []
+    for name, new in new_grid.items():
+        old = np.asarray(old_grid[name], float)
+        per_axis.append({i: int(np.argmin(np.abs(old - v))) for i, v in enumerate(new)
+                         if np.min(np.abs(old - v)) <= 1e-12})
+    shape = tuple(len(v) for v in new_grid.values())
+    return {idx: tuple(m[i] for m, i in zip(per_axis, idx, strict=True))
+            for idx in np.ndindex(*shape) if all(i in m for m, i in zip(per_axis, idx, strict=True))}
+
+
+def earlier_node_solves(folder: str | Path, specs: dict, reused: dict) -> dict:
+    """Job-cache entries {(kind, key): result} of the straight and TM0/TE1 pair solves of the tables in ``folder``, at
+    the nodes the current grids still hold, for blocks (not in ``reused``) whose grid changed while their steps, mesh
+    and axes did not: a grid refined around its old nodes (Lobatto n nodes lie among 2n − 1) solves only its new ones.
+    These blocks' arrays are their jobs' results (n_eff and dn_eff/dλ real), so the build assembles the arrays a full
+    solve would give; a node the old build could not solve (NaN) is solved again."""
+    base = Path(folder) / TABLE_NAME
+    old_specs = _meta_block_specs(json.loads(base.with_suffix(".json").read_text()))
+    with np.load(base.with_suffix(".npz")) as f:
+        arrays = {k: f[k] for k in f.files}
+    out = {}
+    for block, spec in specs.items():
+        old = old_specs.get(block)
+        clad, kind = block.rsplit("_", 1)
+        if block in reused or kind not in ("te", "tm", "tm2") or old is None or old["grid"] == spec["grid"] or any(
+                old.get(k) != v for k, v in spec.items() if k != "grid"):
+            continue
+        pairs = shared_nodes(grid_nodes(old["grid"]), grid_nodes(spec["grid"]))
+        for axis in TM2_AXES[clad] if kind == "tm2" else AXES:
+            names = [f"{block}_{axis}_{q}" for q in (TM2_QUANTITIES if kind == "tm2" else STRAIGHT_QUANTITIES)]
+            if not all(n in arrays for n in names):
+                continue
+            for new_idx, old_idx in pairs.items():
+                res = tuple(float(arrays[n][old_idx]) for n in names)
+                if all(math.isfinite(v) for v in res):
+                    key = tm2_job_key(clad, axis, new_idx) if kind == "tm2" else straight_job_key(clad, kind, axis, new_idx)
+                    out[("tm2" if kind == "tm2" else "straight", key)] = res
+    return out
+
+
 def reusable_arrays(folder: str | Path, specs: dict) -> dict:
     """Arrays of the tables in ``folder`` whose block (see ``block_specs``) was solved exactly as ``specs`` asks:
     {block: {array name: array}}; blocks that differ (grid, steps, mesh) are left out."""
@@ -357,7 +349,9 @@ def build_tables(
         progress: optional callable(done, total), called as solves finish.
         workers: processes (default: min(2, CPU count)). Each runs single-threaded BLAS.
         reuse_from: folder of earlier tables: every block (one cladding's straight TE or TM, bends, pairs)
-            solved there with the same grid, steps and mesh is copied bit for bit instead of solved again.
+            solved there with the same grid, steps and mesh is copied bit for bit instead of solved again; in a
+            straight or TM0/TE1 pair block whose grid alone changed, the nodes both grids hold are not solved again
+            (``earlier_node_solves``).
 
     Returns:
         the metadata dict written to the json file.
@@ -379,15 +373,13 @@ def build_tables(
     for clad in BEND_PAIR_CLADDINGS:  # a bend block takes its pair axes from the pair block solved with it
         if f"{clad}_bend" not in reused:
             reused.pop(f"{clad}_bendpair", None)
+    for job, res in (earlier_node_solves(reuse_from, specs, reused) if reuse_from is not None else {}).items():
+        cache.setdefault(job, res)
     t0, c0 = time.perf_counter(), time.process_time()
 
     bd, tm2, bp = grid_nodes(BEND), grid_nodes(STRAIGHT_TM2), grid_nodes(BEND_PAIR)
     pair_shape = tuple(len(v) for v in bp.values())
     straight = {(clad, name): grid_nodes(STRAIGHT[clad][name]) for clad in CLADDINGS for name in ("te", "tm")}
-
-    def key(clad, name, axis, idx):  # the grid's shape and steps in the key: a cache of another grid never matches
-        g = straight[(clad, name)]
-        return (clad, name, axis, "grid", tuple(len(v) for v in g.values()), STRAIGHT_STEPS[clad][name], idx)
 
     phase1 = []
     for clad in CLADDINGS:
@@ -396,11 +388,11 @@ def build_tables(
                 g = straight[(clad, name)]
                 for idx in _product(g) if f"{clad}_{name}" not in reused else ():
                     wl, w, t, f, a = _point(g, idx)
-                    phase1.append(("straight", key(clad, name, axis, idx),
+                    phase1.append(("straight", straight_job_key(clad, name, axis, idx),
                                    (clad, a, axis, name, wl, w, t, f, False, STRAIGHT_STEPS[clad][name])))
             for idx in _product(tm2) if f"{clad}_tm2" not in reused and axis in TM2_AXES[clad] else ():
                 wl, w, t, f, a = _point(tm2, idx)
-                phase1.append(("tm2", (clad, axis, "tm2", tuple(len(v) for v in tm2.values()), TM_STEPS, idx),
+                phase1.append(("tm2", tm2_job_key(clad, axis, idx),
                                (clad, a, axis, wl, w, t, f, TM_STEPS)))
             for idx in _product(bd) if axis in bend_axes(clad) and f"{clad}_bend" not in reused else ():
                 wl, w, t, f, a = _point(bd, idx)  # straight references at the bend nodes
@@ -450,7 +442,7 @@ def build_tables(
             for axis in AXES:
                 a = np.full((5, *shape), np.nan)
                 for idx in _product(g):
-                    r = res1[("straight", key(clad, name, axis, idx))]
+                    r = res1[("straight", straight_job_key(clad, name, axis, idx))]
                     if r is not None:
                         a[(slice(None), *idx)] = [r[0].real, r[1].real, r[2], r[3], r[4]]
                 for j, q in enumerate(("neff", "dneff_dwl", "gamma", "area", "te_fraction")):
@@ -459,7 +451,7 @@ def build_tables(
             for axis in TM2_AXES[clad]:
                 a = np.full((3, *(len(v) for v in tm2.values())), np.nan)
                 for idx in _product(tm2):
-                    r = res1[("tm2", (clad, axis, "tm2", tuple(len(v) for v in tm2.values()), TM_STEPS, idx))]
+                    r = res1[("tm2", tm2_job_key(clad, axis, idx))]
                     if r is not None:
                         a[(slice(None), *idx)] = r
                 for j, q in enumerate(("trace", "detuning", "coupling")):

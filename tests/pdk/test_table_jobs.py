@@ -126,3 +126,21 @@ def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_pa
         shift, dshift = ms.bend_shift(wl, RADII[1], w, t, fr * t, axis, None, "sio2", a)
         got = [arrays[f"sio2_bend_te_{axis}_{q}"][0, 0, 0, 0, 0, 1] for q in ("dneff", "imag", "ddneff_dwl")]
         assert got == pytest.approx([shift.real, shift.imag, dshift.real], abs=1e-9), axis
+
+    # refine the TM and pair grids' width axis around their one node (it is the middle one of three): a build that
+    # reuses these tables solves only the new nodes and holds the old node bit for bit
+    monkeypatch.setattr(tb, "STRAIGHT", {"sio2": {"te": te, "tm": {**tm, "width": (*tm["width"][:2], 3)}}})
+    monkeypatch.setattr(tb, "STRAIGHT_TM2", {**tb.STRAIGHT_TM2, "width": (*tb.STRAIGHT_TM2["width"][:2], 3)})
+    refined = tmp_path / "refined"
+    meta = tb.build_tables(refined, workers=1, reuse_from=tmp_path)
+    assert meta["blocks_reused"] == ["sio2_bend", "sio2_bendpair", "sio2_te"]
+    n_wl = len(tb.grid_nodes(tb.STRAIGHT_TM2)["wl"])
+    assert meta["n_solves_reused_from_cache"] == 2 * 2 + n_wl * len(tb.TM2_AXES["sio2"])  # TM: 2 λ × 2 axes
+    with np.load(refined / f"{tb.TABLE_NAME}.npz") as f:
+        new = {k: f[k] for k in f.files}
+    for name in [k for k in arrays if k.startswith(("sio2_tm_", "sio2_tm2_"))]:
+        assert new[name].shape[1] == 3
+        np.testing.assert_array_equal(new[name][:, 1:2], arrays[name])
+        assert np.all(np.isfinite(new[name]))
+    for name in [k for k in arrays if not k.startswith(("sio2_tm_", "sio2_tm2_"))]:
+        np.testing.assert_array_equal(new[name], arrays[name])
