@@ -38,6 +38,7 @@ from prismpic.circuits.bank_model import (
 from prismpic.components import electrical, ring_physics, rings
 from prismpic.components.detectors import balanced_photodetector
 from prismpic.components.model_signature import CELL, model_of
+from prismpic.components.ring_checks import check_ring_inputs
 from prismpic.components.sbends import sbend
 from prismpic.components.waveguides import bend_euler, bend_euler_model, straight, straight_model
 from prismpic.pdk.activation import platform_cell
@@ -464,7 +465,7 @@ def _bank_readout(d, spacing_nm, center_nm, ring_spacing, gap, gap_drop, width, 
            if k in physics}
     with eager_while_tracing():  # validation (and the row's layout, built once), eagerly even under jit
         for r in (min(radii), max(radii)):
-            rings.ring_add_drop_model(wl=1.55, radius=r, **ring)
+            check_ring_inputs(1.55, rings.ring_params("add_drop", {**ring, "radius": r}))
         readout_paths(1.55, radii, ring_spacing, gap, gap_drop, width, pad_size, bend_radius, **geo)
 
     def f(wl):  # the tile's optical state (bank_model.prepare_bank) with its drawn readout paths

@@ -302,6 +302,21 @@ def add_drop_fields(t1, k1, t2, k2, a, theta):
     return through, drop, add_drop
 
 
+def ring_ports(wl, ring: RingDesign, voltage_v, delta_t_k, bus_length, kind: str) -> dict:
+    """The ring's port fields, buses included: {(o1, o2): through, (o1, o4): drop, (o3, o2): drop,
+    (o3, o4): add→drop} of an add-drop ring, {(o1, o2): through} of an all-pass one (``kind``); the
+    physics of ``rings.ring_add_drop_model`` and ``ring_all_pass_model``. ``bus_length`` in µm."""
+    t1, k1, t2, k2 = coupler_fields(wl, ring)
+    if kind == "all_pass":  # no drop coupler: Bogaerts (2012), eq. (1)
+        t2, k2 = 1.0, 0.0
+    a, theta = ring_round_trip(wl, ring, voltage_v, delta_t_k)
+    through, drop, add_drop = add_drop_fields(t1, k1, t2, k2, a, theta)
+    b = bus_transmission(wl, bus_length, ring.ridge, ring.loss_db_per_cm)
+    if kind == "all_pass":
+        return {("o1", "o2"): b * through}
+    return {("o1", "o2"): b * through, ("o1", "o4"): b * drop, ("o3", "o2"): b * drop, ("o3", "o4"): b * add_drop}
+
+
 def coupler_fields(wl, ring: RingDesign = DEFAULT):
     """(t1, κ1, t2, κ2) of the input and drop couplers, with the excess-loss amplitude η on each (the drop
     coupler at ``ring.drop_gap``)."""

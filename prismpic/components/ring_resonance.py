@@ -25,6 +25,7 @@ from prismpic.components.ring_physics import (
     db_to_amplitude,
     default_bus_length,
     ring_ng,
+    ring_ports,
     ring_round_trip,
     ring_tuning_pm_per_v,
     round_trip_loss_db,
@@ -141,6 +142,17 @@ def specs(p: dict, kind: str, wl0: float, order: int | None = None) -> dict[str,
 def resonance_wavelength(p: dict, wl0: float, order: int | None = None) -> float:
     """The resonance (µm) of ``order`` (None: the one nearest ``wl0``) of the validated ring ``p``."""
     return float(_resonance_program()(float(wl0), _order(order), *_traced(p)))
+
+
+def port_fields(p: dict, kind: str, wl) -> dict:
+    """The port fields (``ring_physics.ring_ports``) of the validated ring ``p`` at the wavelengths ``wl`` (µm)."""
+    return _ports_program(kind)(jnp.asarray(wl, dtype=float), *_traced(p))
+
+
+@functools.cache
+def _ports_program(kind: str):
+    return program_cache.reuse(lambda wl, ring, op: ring_ports(wl, ring, op["voltage_v"], op["delta_t_k"],
+                                                               op["bus_length"], kind), pytree_types=_PYTREES)
 
 
 def round_trip_phase(p: dict, wl) -> np.ndarray:

@@ -109,7 +109,6 @@ def ring_spectrum_check(ring: dict, specs: dict):
     Returns:
         (``SpectrumAnalysis``, wavelengths in nm, through |S21|², drop |S41|²).
     """
-    import jax.numpy as jnp
 
     from prismpic.analysis.spectra import analyze_spectrum
     from prismpic.components import rings
@@ -117,10 +116,10 @@ def ring_spectrum_check(ring: dict, specs: dict):
     wl0, fsr_um, fwhm_um = specs["resonance_um"], specs["fsr_nm"] * 1e-3, specs["fwhm_nm"] * 1e-3
     half = SPECTRUM_FSRS * fsr_um
     n = int(min(200_001, max(6001, np.ceil(2 * half / fwhm_um * POINTS_PER_FWHM))))
-    wl = jnp.linspace(wl0 - half, wl0 + half, n)
-    s = rings.ring_add_drop_model(wl=wl, **ring)
-    thr, drp = np.asarray(jnp.abs(s[("o1", "o2")]) ** 2), np.asarray(jnp.abs(s[("o1", "o4")]) ** 2)
-    wl_nm = np.asarray(wl) * 1e3
+    wl = np.linspace(wl0 - half, wl0 + half, n)
+    s = rings.ring_sparameters(wl, **ring)
+    thr, drp = np.abs(np.asarray(s[("o1", "o2")])) ** 2, np.abs(np.asarray(s[("o1", "o4")])) ** 2
+    wl_nm = wl * 1e3
     analysis = analyze_spectrum(wl_nm, thr, drp, radius_um=ring.get("radius", rings.RING_RADIUS),
                                 coupling=design_coupling_regime(specs), reference_nm=wl0 * 1e3)
     return analysis, wl_nm, thr, drp
@@ -225,7 +224,7 @@ def worst_crosstalk(result, ring: dict) -> dict:
     ch, r = result.channels_um, result.radii
 
     def drop(wl, radius):
-        return float(np.abs(rings.ring_add_drop_model(wl=float(wl), radius=float(radius), **ring)[("o1", "o4")]) ** 2)
+        return float(np.abs(rings.ring_sparameters(float(wl), radius=float(radius), **ring)[("o1", "o4")]) ** 2)
 
     centre = int(np.argsort(ch)[result.n_channels // 2])  # as crosstalk_matrix picks the FSR it reports
     return {"drop_fraction": drop(ch[i], r[j]), "own_drop_fraction": drop(ch[i], r[i]),

@@ -7,6 +7,7 @@ tests stay true when its numbers change.
 """
 
 import math
+import re
 
 import jax
 import jax.numpy as jnp
@@ -489,3 +490,26 @@ def test_all_pass_cell_is_drc_clean_and_symmetric():
     assert drc(c) == []
     y_p, r_i, _ = _plate_and_disk(c)
     assert y_p == pytest.approx(float(ring_physics.plate_offset(R, W, GAP)), abs=1e-3)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("add_drop", {"voltage_v": 30.0, "delta_t_k": 5.0}),
+    ("add_drop", {"gap_drop": 0.3, "dneff": 1e-3, "loss_db_per_cm": None, "cladding": "air"}),
+    ("all_pass", {"electrode_height": 1.0, "bus_length": 80.0, "coupler_loss_db": 0.2}),
+])
+def test_compiled_sparameters_are_the_model_s(kind, params):
+    """``ring_sparameters`` (one compiled program) gives the model's S-parameters, port for port, and refuses
+    what the model refuses with the model's message."""
+    from prismpic.components.rings import ring_sparameters
+
+    model = ring_add_drop_model if kind == "add_drop" else ring_all_pass_model
+    wl = np.linspace(1.54, 1.56, 7)
+    expected = model(wl=wl, **params)
+    got = ring_sparameters(wl, kind, **params)
+    assert sorted(got) == sorted(expected)
+    for port, s in expected.items():
+        np.testing.assert_allclose(np.asarray(got[port]), np.asarray(s), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"voltage_v = 500 V is outside the valid range") as refused:
+        model(wl=wl, **{**params, "voltage_v": 500.0})
+    with pytest.raises(ValueError, match=re.escape(str(refused.value))):
+        ring_sparameters(wl, kind, **{**params, "voltage_v": 500.0})

@@ -106,7 +106,7 @@ def _weight_range_cached(design: tuple, values: tuple, resonance_um: float, max_
     params = apply(dict(design), dict(values), rings.ring_params("add_drop", {}))
 
     def weight(v):
-        s = rings.ring_add_drop_model(wl=resonance_um, **{**rings.ring_params("add_drop", params), "voltage_v": v})
+        s = rings.ring_sparameters(resonance_um, **{**rings.ring_params("add_drop", params), "voltage_v": v})
         return float(abs(s[("o1", "o4")]) ** 2 - abs(s[("o1", "o2")]) ** 2)
 
     at_zero, detuned = weight(0.0), -weight(max_voltage_v)

@@ -60,6 +60,7 @@ from prismpic import program_cache
 from prismpic.checks import check_choice, check_range
 from prismpic.components import lineshapes, ring_physics, rings
 from prismpic.components.model_signature import model_settings
+from prismpic.components.ring_checks import check_ring_inputs
 from prismpic.components.ring_design import RingDesign
 from prismpic.fileio import jsonable
 from prismpic.pdk.rules import RULES
@@ -107,7 +108,7 @@ def validate_ring(p: dict, radii) -> None:
     r = np.asarray(radii, float)
     check_range("radii", r, RULES.min_bend_radius, 500.0, unit="µm")
     for rr in (float(r.min()), float(r.max())):
-        rings.ring_add_drop_model(wl=1.55, radius=rr, **p)  # validates every ring parameter
+        check_ring_inputs(1.55, rings.ring_params("add_drop", {**p, "radius": rr}))  # every ring parameter
 
 
 def _check_channels(channels_um) -> np.ndarray:
