@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from prismpic import program_cache
+from prismpic.components import ring_physics
 from prismpic.components.ring_design import RingDesign
 from prismpic.components.ring_physics import (
     add_drop_fields,
@@ -153,6 +154,18 @@ def port_fields(p: dict, kind: str, wl) -> dict:
 def _ports_program(kind: str):
     return program_cache.reuse(lambda wl, ring, op: ring_ports(wl, ring, op["voltage_v"], op["delta_t_k"],
                                                                op["bus_length"], kind), pytree_types=_PYTREES)
+
+
+def coupling_angle(wl, gap, radius, ridge: RidgeStack) -> float:
+    """``ring_physics.coupling_angle`` (rad) at concrete values (µm), by one compiled program per cladding: what a
+    root search over the gap calls (``rings.critical_gap``)."""
+    traced = jax.tree_util.tree_map(lambda v: jnp.asarray(float(v)), ridge)
+    return float(_coupling_program()(*(jnp.asarray(float(v)) for v in (wl, gap, radius)), traced))
+
+
+@functools.cache
+def _coupling_program():
+    return program_cache.reuse(ring_physics.coupling_angle, pytree_types=(RidgeStack,))
 
 
 def round_trip_phase(p: dict, wl) -> np.ndarray:

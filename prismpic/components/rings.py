@@ -63,7 +63,6 @@ from prismpic.components.ring_physics import (
     ELECTRODE_WIDTH,
     GAP,
     MAX_GAP,
-    coupling_angle,
     db_to_amplitude,
     default_bus_length,
     plate_offset,
@@ -493,16 +492,16 @@ def critical_gap(wl=1.55, kind: str = "all_pass", **params) -> float:
 
     if "gap" in params:
         raise ValueError("critical_gap solves for gap; do not pass it")
-    ring = RingDesign.from_params(ring_params(kind, params))
+    ring = RingDesign.from_params(_validated(kind, params, wl))  # the compiled coupling below cannot raise
     eta = db_to_amplitude(ring.coupler_loss_db)
     a = float(db_to_amplitude(round_trip_loss_db(wl, ring.radius, ring.ridge, ring.loss_db_per_cm)))
     if kind == "all_pass":
         target = eta * a
     else:  # "gap" is not in params: the drop gap defaults to the cell's gap
-        target = eta**2 * a * math.cos(float(coupling_angle(wl, ring.drop_gap, ring.radius, ring.ridge)))
+        target = eta**2 * a * math.cos(ring_resonance.coupling_angle(wl, ring.drop_gap, ring.radius, ring.ridge))
 
     def f(g):
-        return math.cos(float(coupling_angle(wl, g, ring.radius, ring.ridge))) - target
+        return math.cos(ring_resonance.coupling_angle(wl, g, ring.radius, ring.ridge)) - target
 
     lo, hi = RULES.min_ridge_gap, MAX_GAP
     if f(lo) * f(hi) > 0:
