@@ -23,15 +23,18 @@ dispersion, ``dng`` and the tuning); bus delays (≲ 0.5 ps) are kept as their p
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
 from scipy.constants import c as C_M_PER_S
 
+from prismpic import program_cache
 from prismpic.analysis.transient.statespace import LTI
 from prismpic.components import ring_physics, rings
 from prismpic.components.ring_design import RingDesign
+from prismpic.pdk.ridge_stack import RidgeStack
 
 C_UM_PER_PS = C_M_PER_S * 1e-6  # µm/ps
 KINDS = ("add_drop", "all_pass")
@@ -46,13 +49,28 @@ def carrier_coefficients(wl, p: dict, kind: str = "add_drop", voltage_v=None, de
     """A ring's response at carrier ``wl`` (µm, scalar): dict t1, k1, t2, k2, a, theta, tau_rt_ps, bus.
 
     ``p``: full ring parameters (``ring_parameters``); ``voltage_v``, ``delta_t_k``, ``radius`` override its values
-    (traceable). An all-pass ring has t2 = 1, κ2 = 0.
+    (traceable). An all-pass ring has t2 = 1, κ2 = 0. At concrete values one compiled program per ring kind,
+    cladding and plate layout (``program_cache``): eagerly the round trip's derivative cost seconds.
     """
-    wl = jnp.asarray(wl, dtype=float)
     voltage_v = p["voltage_v"] if voltage_v is None else voltage_v
     delta_t_k = p["delta_t_k"] if delta_t_k is None else delta_t_k
     radius = p["radius"] if radius is None else radius
     ring = RingDesign.from_params({**p, "radius": radius, "gap_drop": None if kind == "all_pass" else p["gap_drop"]})
+    length = (ring_physics.default_bus_length(radius, ring.ridge.width) if p["bus_length"] is None
+              else p["bus_length"])
+    args = (jnp.asarray(wl, dtype=float), ring, voltage_v, delta_t_k, length)
+    if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(args)):
+        return _carrier(kind, *args)
+    concrete = jax.tree_util.tree_map(lambda v: jnp.asarray(v, dtype=float), args)
+    return _carrier_program(kind)(*concrete)
+
+
+@functools.cache
+def _carrier_program(kind: str):
+    return program_cache.reuse(functools.partial(_carrier, kind), pytree_types=(RingDesign, RidgeStack))
+
+
+def _carrier(kind: str, wl, ring: RingDesign, voltage_v, delta_t_k, length) -> dict:
     t1, k1, t2, k2 = ring_physics.coupler_fields(wl, ring)
     if kind == "all_pass":
         t2, k2 = jnp.ones_like(t1), jnp.zeros_like(k1)
@@ -62,8 +80,6 @@ def carrier_coefficients(wl, p: dict, kind: str = "add_drop", voltage_v=None, de
 
     (a, theta), (_, dtheta_dwl) = jax.jvp(round_trip, (wl,), (jnp.ones_like(wl),))
     dwl_domega = -(wl**2) / (2 * math.pi * C_UM_PER_PS)  # µm per (rad/ps)
-    length = (ring_physics.default_bus_length(radius, ring.ridge.width) if p["bus_length"] is None
-              else p["bus_length"])
     bus = ring_physics.bus_transmission(wl, length, ring.ridge, ring.loss_db_per_cm)
     return dict(t1=t1, k1=k1, t2=t2, k2=k2, a=a, theta=theta, tau_rt_ps=dtheta_dwl * dwl_domega, bus=bus)
 

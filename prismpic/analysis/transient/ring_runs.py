@@ -89,9 +89,8 @@ def steady_state_error(kind: str, p: dict, wls, n_orders: int = 1) -> tuple[floa
     u = jnp.zeros((n, 2), dtype=complex).at[:, 0].set(1.0)
     disc = ss.discretize(systems, dt)
     y_last = jax.jit(jax.vmap(lambda ds: ss.run(ds, u)[-1]))(disc)  # (W, 2)
-    model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
     args = {k: v for k, v in p.items() if not (kind == "all_pass" and k == "gap_drop")}
-    s = model(np.asarray(wls), **args)
+    s = rings.ring_sparameters(np.asarray(wls), kind, **args)  # the S-parameter models' physics, compiled
     ref = np.stack([s[("o1", "o2")], s[("o1", "o4")]] if kind == "add_drop" else [s[("o1", "o2")]], axis=-1)
     sim = np.asarray(y_last)[:, :ref.shape[-1]]
     return float(np.max(np.abs(sim - ref) / np.abs(ref))), n * dt
