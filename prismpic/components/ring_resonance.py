@@ -1,10 +1,11 @@
-"""A ring's resonance and its specs as one compiled program per ring kind, cladding and plate layout.
+"""A ring's resonance, specs and S-parameters as one compiled program each per ring kind, cladding and plate layout.
 
-``rings.ring_specs`` and ``rings.resonance_wavelength`` validate their arguments (the ring model's own checks)
-and call the programs here; the physics is ``ring_physics``'s. The resonance is θ(λ) = 2πm solved by Newton's
-method inside the program (a ``lax.while_loop`` with the eager loop's tolerance and step limit), so a sweep
-over parameters (process corners, a ledger's flip search) reuses one compiled program instead of dispatching
-the dispersion fits operation by operation (≈ 0.5 CPU-s a ring, against milliseconds once compiled).
+``rings.ring_specs``, ``rings.resonance_wavelength`` and ``rings.ring_sparameters`` validate their arguments (the
+ring model's own checks) and call the programs here (``rings.critical_gap`` its coupling angle); the physics is
+``ring_physics``'s. The resonance is θ(λ) = 2πm solved by Newton's method inside the program (a
+``lax.while_loop`` with the eager loop's tolerance and step limit), so a sweep over parameters (process corners,
+a ledger's flip search) reuses one compiled program instead of dispatching the dispersion fits operation by
+operation (≈ 0.5 CPU-s a ring, against milliseconds once compiled).
 """
 
 from __future__ import annotations
