@@ -36,6 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import i0e
+from scipy.special import i0e as scipy_i0e
 
 from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, node_values
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -244,15 +245,21 @@ def _fits() -> dict:
                 for c in CLADDINGS for a in AXES}
 
 
-def log_imag_neff(wl, radius, ridge, crystal_axis):
+def log_imag_neff(wl, radius, ridge, crystal_axis, xp=jnp):
     """ln Im n_eff of the TE bend mode with its field along ``crystal_axis`` ("z" or "y"): the table's rest minus
     U R (``prior_exponent``); beyond 40 µm the rest at 40 µm. NaN outside the grid. Arguments as
-    ``loss_db_per_cm``."""
+    ``loss_db_per_cm``; ``xp``: the array module (NumPy for concrete inputs, ``array_module``)."""
     rest = _fits()[(ridge.cladding, crystal_axis)]
-    r = jnp.asarray(radius, dtype=float)
+    r = xp.asarray(radius, dtype=float)
     geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
-    u = prior_fits()[(ridge.cladding, crystal_axis)](wl, *geo)
-    return rest(wl, *geo, jnp.minimum(r, RADIUS[1])) - u * r
+    u = xp.asarray(prior_fits()[(ridge.cladding, crystal_axis)](wl, *geo))
+    return xp.asarray(rest(wl, *geo, xp.minimum(r, RADIUS[1]))) - u * r
+
+
+def array_module(*values):
+    """NumPy when no leaf of ``values`` is traced (an eager query: no compiled program per shape, as the Chebyshev
+    sums do), else jax.numpy."""
+    return jnp if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(values)) else np
 
 
 def loss_db_per_cm(wl, radius, ridge, crystal_axis="ring"):
@@ -268,16 +275,18 @@ def loss_db_per_cm(wl, radius, ridge, crystal_axis="ring"):
 
     NaN outside the table's domain (callers check the geometry first: ``dispersion``).
     """
-    r = jnp.asarray(radius, dtype=float)
-    finite = jnp.isfinite(r)
-    r = jnp.where(finite, r, RADIUS[1])
-    if crystal_axis == "ring":
-        lz, ly = log_imag_neff(wl, r, ridge, "z"), log_imag_neff(wl, r, ridge, "y")
-        x = 0.5 * jnp.abs(lz - ly)
-        log_im = 0.5 * (lz + ly) + jnp.log(i0e(x)) + x  # ln ⟨α⟩ = ½(ln α_z + ln α_y) + ln I₀(x)
-    elif crystal_axis in AXES:
-        log_im = log_imag_neff(wl, r, ridge, crystal_axis)
-    else:
+    if crystal_axis != "ring" and crystal_axis not in AXES:
         raise ValueError(f"crystal_axis = {crystal_axis!r}; valid: 'z', 'y' or 'ring'")
-    k0 = 2 * jnp.pi / jnp.asarray(wl, dtype=float)
-    return jnp.where(finite, 10 * _LOG10E * 2 * k0 * jnp.exp(log_im) * 1e4, 0.0)
+    xp = array_module(wl, radius, ridge)
+    r = xp.asarray(radius, dtype=float)
+    finite = xp.isfinite(r)
+    r = xp.where(finite, r, RADIUS[1])
+    if crystal_axis == "ring":
+        lz, ly = log_imag_neff(wl, r, ridge, "z", xp), log_imag_neff(wl, r, ridge, "y", xp)
+        x = 0.5 * xp.abs(lz - ly)
+        bessel = i0e if xp is jnp else scipy_i0e
+        log_im = 0.5 * (lz + ly) + xp.log(bessel(x)) + x  # ln ⟨α⟩ = ½(ln α_z + ln α_y) + ln I₀(x)
+    else:
+        log_im = log_imag_neff(wl, r, ridge, crystal_axis, xp)
+    k0 = 2 * np.pi / xp.asarray(wl, dtype=float)
+    return jnp.asarray(xp.where(finite, 10 * _LOG10E * 2 * k0 * xp.exp(log_im) * 1e4, 0.0))
