@@ -249,11 +249,12 @@ def log_imag_neff(wl, radius, ridge, crystal_axis, xp=jnp):
     """ln Im n_eff of the TE bend mode with its field along ``crystal_axis`` ("z" or "y"): the table's rest minus
     U R (``prior_exponent``); beyond 40 µm the rest at 40 µm. NaN outside the grid. Arguments as
     ``loss_db_per_cm``; ``xp``: the array module (NumPy for concrete inputs, ``array_module``)."""
-    rest = _fits()[(ridge.cladding, crystal_axis)]
+    rest, prior = _fits()[(ridge.cladding, crystal_axis)], prior_fits()[(ridge.cladding, crystal_axis)]
+    if xp is np:  # the fits' NumPy sums (their jnp results are traced inside a caller's trace)
+        rest, prior = rest.numpy, prior.numpy
     r = xp.asarray(radius, dtype=float)
     geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
-    u = xp.asarray(prior_fits()[(ridge.cladding, crystal_axis)](wl, *geo))
-    return xp.asarray(rest(wl, *geo, xp.minimum(r, RADIUS[1]))) - u * r
+    return rest(wl, *geo, xp.minimum(r, RADIUS[1])) - prior(wl, *geo) * r
 
 
 def array_module(*values):
