@@ -148,38 +148,48 @@ def _children() -> set[int]:
 
 
 # ----------------------------------------------------------------------------- the acceptance test
-N_GOOD_ON_DASK = 4  # good dies sent through the cluster beside every special one (12 devices: two per worker
+N_GOOD_ON_DASK = 4  # good dies sent through the cluster beside the special ones (11 devices: two per worker
 # compile and a queue to balance; all 69 dies took 5 minutes of CI for no case more)
+SERIAL_ONLY = ("drop_gain",)  # fitted in this process only: its failure is the fit's own (≈ 20 CPU-s a fit), and
+# the cluster carries a failed fit already (the flat die); sending it again cost each run ≈ 20 s more
 
 
 def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     """Spectra through a 2-worker LocalCluster: every good die fitted to its truth, bad files counted and skipped,
-    failures marked, the same table as the serial path, no process left behind."""
+    failures marked, the same table as the serial path, no process left behind. The serial path also fits the
+    drop-gain die (``SERIAL_ONLY``), which must fail."""
     folder, all_truths, special = wafer_dir
     every = batch.devices_from(str(folder / "manifest.csv"))
     assert len(every) == 70 and len(all_truths) == 63
-    specials = {f"D{x:+d}{y:+d}" for x, y in special.values()} | {"Z9"}
-    good = [d.die for d in every if d.die not in specials][:N_GOOD_ON_DASK]
+    at = {kind: f"D{x:+d}{y:+d}" for kind, (x, y) in special.items()}
+    serial_only = {at[kind] for kind in SERIAL_ONLY}
+    specials = (set(at.values()) | {"Z9"}) - serial_only
+    good = [d.die for d in every if d.die not in specials | serial_only][:N_GOOD_ON_DASK]
     devices = [d for d in every if d.die in specials or d.die in good]
     truths = {die: tr for die, tr in all_truths.items() if die in specials or die in good}
     n = len(devices)
     assert n == len(specials) + N_GOOD_ON_DASK and len(truths) == N_GOOD_ON_DASK + 1  # + the byte-order-mark die
     same = specials | set(good[:3])
-    serial = run_batch([d for d in devices if d.die in same], fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
+    serial = run_batch([d for d in every if d.die in same | serial_only], fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
+    alone = [r for r in serial.results if r.device.die in serial_only]
+    assert [r.status for r in alone] == ["failed"] and alone[0].reason
+    assert alone[0].params == {} and alone[0].specs == {}  # no value of a failed fit reaches the table
     before = _children()
     seen = []
     dask_run = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=2, progress=lambda d, n: seen.append(d))
     assert _children() <= before  # the cluster's processes are gone
     assert seen == list(range(1, n + 1))
     n_fit = len(truths)
-    assert dask_run.counts == {"fitted": n_fit, "failed": N_FAILED, "bad_input": N_BAD, "not_run": 0, "total": n}
+    n_failed = N_FAILED - len(SERIAL_ONLY)
+    assert dask_run.counts == {"fitted": n_fit, "failed": n_failed, "bad_input": N_BAD, "not_run": 0, "total": n}
     cols, rows = wafer.device_table(dask_run.results)
     # the serial path on every special die and three good ones gave the same rows, to the last digit (the fits
     # are deterministic)
     picked = [r for r in dask_run.results if r.device.die in same]
-    assert len(picked) == len(special) + 1 + 3
-    assert wafer.device_table(picked) == wafer.device_table(serial.results)
-    assert wafer.table_csv(*wafer.device_table(picked)) == wafer.table_csv(*wafer.device_table(serial.results))
+    shared = [r for r in serial.results if r.device.die not in serial_only]
+    assert len(picked) == len(special) - len(SERIAL_ONLY) + 1 + 3
+    assert wafer.device_table(picked) == wafer.device_table(shared)
+    assert wafer.table_csv(*wafer.device_table(picked)) == wafer.table_csv(*wafer.device_table(shared))
 
     by_die = {r["die"]: r for r in rows}
     for die, tr in truths.items():
@@ -192,14 +202,14 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
         assert abs(row["resonance_nm"] - tr["resonance_nm"]) <= 0.005
         assert row["kappa2"] == pytest.approx(tr["kappa2"], rel=0.1)
         assert row["round_trip_loss_db"] == pytest.approx(tr["round_trip_loss_db"], rel=0.2)
-    reasons = {kind: by_die[f"D{x:+d}{y:+d}"] for kind, (x, y) in special.items()}
+    reasons = {kind: by_die[die] for kind, die in at.items() if kind not in SERIAL_ONLY}
     assert reasons["bom_ok"]["status"] == "fitted"
     for kind, words in (("nan", "not finite"), ("bom_broken", "utf-8"), ("few", "at least 16"),
                         ("non_monotonic", "strictly increasing")):
         assert reasons[kind]["status"] == "bad_input" and words in reasons[kind]["reason"].lower(), kind
         assert reasons[kind]["ng"] is None
     assert by_die["Z9"]["status"] == "bad_input" and "missing.csv" in by_die["Z9"]["reason"]
-    for kind in ("flat", "drop_gain"):
+    for kind in ("flat",):
         assert reasons[kind]["status"] == "failed" and reasons[kind]["reason"] and reasons[kind]["ng"] is None, kind
 
     out = wafer.write_wafer(dask_run, tmp_path / "wafer", spectra="manifest.csv")
@@ -218,7 +228,7 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == dask_run.counts
-    assert len(summary["bad_input"]) == N_BAD and len(summary["failed"]) == N_FAILED and summary["complete"]
+    assert len(summary["bad_input"]) == N_BAD and len(summary["failed"]) == n_failed and summary["complete"]
     ng_true = np.array([tr["ng"] for tr in truths.values()])
     st = summary["specs"]["ng"]
     assert st["n"] == n_fit and st["mean"] == pytest.approx(ng_true.mean(), rel=1e-3)

@@ -1,11 +1,14 @@
 """The table build's guided searches (``prismpic.pdk.table_jobs``) against plain searches, and a build on one-node
 grids assembled from them (bend radius lines, the z bend block read off the bend pair; the coupler table's build:
-``test_coupler_table.py``)."""
+``test_coupler_table.py``). The plain searches are kept as test data (``make_table_job_solves.py``); the guided ones
+run here."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import make_table_job_solves as refs
 import numpy as np
 import pytest
 
@@ -15,8 +18,10 @@ from prismpic.pdk import supermodes
 from prismpic.pdk import table_jobs as tj
 from prismpic.pdk import tables as tb
 
-GAPS = [1.0, 0.775, 0.325, 0.1]  # descending, as a coupler line's gaps are solved
-RADII = [40.0, 16.0, 10.0]
+GAPS = list(refs.GAPS)  # descending, as a coupler line's gaps are solved
+RADII = list(refs.RADII)
+PLAIN = json.loads(refs.OUT.read_text())  # the plain searches (make_table_job_solves.py)
+STALE = "the guided search left the plain one kept in tests/pdk/data: run python tests/pdk/make_table_job_solves.py"
 
 
 def test_supermode_guesses_are_exact_for_an_exponential_splitting_and_a_linear_mean():
@@ -43,18 +48,14 @@ def test_bend_guess_is_exact_for_a_power_law_shift():
     assert tj.bend_guess(straight, RADII, []) > straight
 
 
-@pytest.mark.parametrize("clad, wl, w, t, f, a", [
-    ("sio2", 1.55, 1.2, 0.6, 0.6, 70.0),
-    # at the 0.1 µm gap two hybrid TE/TM even supermodes, both TE-like (TE fraction 0.529 and 0.527), 2e-4 apart:
-    # the upper one is the highest TE-like mode
-    ("air", 1.65, 2.2, 0.8, 0.4, 90.0),
-])
-def test_coupler_line_finds_the_supermodes_of_plain_searches(clad, wl, w, t, f, a):
+# at the air point's 0.1 µm gap two hybrid TE/TM even supermodes, both TE-like (TE fraction 0.529 and 0.527), 2e-4
+# apart: the upper one is the highest TE-like mode
+@pytest.mark.parametrize("point", refs.COUPLER_POINTS, ids=refs.point_key)
+def test_coupler_line_finds_the_supermodes_of_plain_searches(point):
+    clad, wl, w, t, f, a = point
     line = tj.coupler_line_job(clad, a, wl, GAPS, w, t, f)
-    for gap, got in zip(GAPS, line, strict=True):
-        even, odd = supermodes.coupled_modes(wl, gap, w, t, f * t, cladding=clad, sidewall_angle_deg=a)
-        want = (even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real)
-        assert got == pytest.approx(want, abs=1e-9), gap
+    for gap, got, want in zip(GAPS, line, PLAIN["coupler"][refs.point_key(point)], strict=True):
+        assert got == pytest.approx(want, abs=1e-9), (gap, STALE)
 
 
 def test_a_gap_given_twice_is_solved_once_with_its_guess(monkeypatch):
@@ -69,27 +70,22 @@ def test_a_gap_given_twice_is_solved_once_with_its_guess(monkeypatch):
         return plain(wl, gap, *args, **kwargs)
 
     monkeypatch.setattr(supermodes, "coupled_modes", counted)
-    clad, wl, w, t, f, a = "sio2", 1.55, 1.2, 0.6, 0.6, 70.0
+    point = refs.COUPLER_POINTS[0]
+    clad, wl, w, t, f, a = point
     line = tj.coupler_line_job(clad, a, wl, [*GAPS, 0.1, 0.1], w, t, f)
     assert sorted(g for g, _ in calls) == sorted(GAPS)
     assert all(guess is not None for _, guess in calls)
     assert line[-1] == line[-2] == line[GAPS.index(0.1)]
-    even, odd = plain(wl, 0.1, w, t, f * t, cladding=clad, sidewall_angle_deg=a)
-    assert line[-1] == pytest.approx((even.neff.real, odd.neff.real, even.dneff_dwl.real, odd.dneff_dwl.real),
-                                     abs=1e-9)
+    assert line[-1] == pytest.approx(PLAIN["coupler"][refs.point_key(point)][GAPS.index(0.1)], abs=1e-9), STALE
 
 
 def test_bend_pair_line_finds_the_modes_of_plain_bend_searches():
-    clad, axis, wl, w, t, f, a = "sio2", "z", 1.55, 1.4, 0.6, 0.6, 76.5
-    straight = ms.straight_mode(wl, w, t, f * t, "te", axis, clad, a, None, decouple_tm=True).neff.real
+    clad, axis, wl, w, t, f, a = point = refs.BEND_PAIR_POINT
+    plain = PLAIN["bend_pair"][refs.point_key(point)]
+    straight = plain["straight"]  # the straight TE0 (decoupled), the line's first guess
     line = tj.bend_pair_line_job(clad, a, axis, wl, w, t, f, RADII, straight)
-    for radius, got in zip(RADII, line, strict=True):
-        geo = dict(crystal_axis=axis, cladding=clad, sidewall_angle_deg=a, neff_guess=straight)
-        full = sorted(ms.bend_modes(wl, w, t, f * t, radius, **geo)["modes"], key=lambda m: -m.neff.real)
-        te = ms.bend_modes(wl, w, t, f * t, radius, decouple_tm=True, **geo)["te"]
-        want = (full[0].neff.real, full[0].dneff_dwl.real, full[1].neff.real, full[1].dneff_dwl.real,
-                te.neff.real, te.dneff_dwl.real, te.neff.imag)
-        assert got == pytest.approx(want, abs=1e-9), radius
+    for radius, got, want in zip(RADII, line, plain["radii"], strict=True):
+        assert got == pytest.approx(want, abs=1e-9), (radius, STALE)
 
 
 def test_bend_pair_brackets_the_decoupled_te_index_where_the_straight_index_search_misses_it():
