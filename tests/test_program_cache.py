@@ -124,8 +124,8 @@ def test_a_foreign_folder_is_not_written(tmp_path, monkeypatch):
 
 
 def test_the_physics_programs_give_the_same_numbers_reused(cache):
-    """The programs the ledger reuses (a bank's radius solve and prepared state, ring specs, crosstalk terms) give
-    bit-identical numbers from the cache, written and read back, as from ``jax.jit``."""
+    """The programs the ledger reuses (a bank's radius solve and prepared state, ring specs, crosstalk terms, a
+    ring's S-parameters) give bit-identical numbers from the cache, written and read back, as from ``jax.jit``."""
     from prismpic.analysis.system import crosstalk
     from prismpic.circuits import bank_model
     from prismpic.components import rings
@@ -137,7 +137,9 @@ def test_the_physics_programs_give_the_same_numbers_reused(cache):
         specs = rings.ring_specs(1.55, "add_drop")
         p = crosstalk.ring_settings({})
         terms = crosstalk.ring_terms(wl, radii, p)
-        return jax.tree.leaves((radii, state, specs, terms))
+        sdict = rings.ring_sparameters(wl, "add_drop")
+        assert ("o1", "o2") in sdict and ("o4", "o1") in sdict  # the port pairs, as the model names them
+        return jax.tree.leaves((radii, state, specs, terms, sdict))
 
     plain = run()
     with program_cache.enabled():
@@ -145,7 +147,7 @@ def test_the_physics_programs_give_the_same_numbers_reused(cache):
         program_cache.forget()
         read = run()
     assert program_cache.skipped() == {}
-    assert len(_files(cache)) == 4
+    assert len(_files(cache)) == 5
     for a, b, c in zip(plain, written, read, strict=True):
         assert np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
         assert np.array_equal(np.asarray(a), np.asarray(c), equal_nan=True)

@@ -148,13 +148,19 @@ def resonance_wavelength(p: dict, wl0: float, order: int | None = None) -> float
 
 def port_fields(p: dict, kind: str, wl) -> dict:
     """The port fields (``ring_physics.ring_ports``) of the validated ring ``p`` at the wavelengths ``wl`` (µm)."""
-    return _ports_program(kind)(jnp.asarray(wl, dtype=float), *_traced(p))
+    fields = _ports_program(kind)(jnp.asarray(wl, dtype=float), *_traced(p))
+    return {tuple(key.split(",")): v for key, v in fields.items()}
 
 
 @functools.cache
 def _ports_program(kind: str):
-    return program_cache.reuse(lambda wl, ring, op: ring_ports(wl, ring, op["voltage_v"], op["delta_t_k"],
-                                                               op["bus_length"], kind), pytree_types=_PYTREES)
+    # string keys ("o1,o2"): jax.export serializes dictionaries with string keys only (a tuple-keyed SDict was
+    # traced again in every run)
+    def ports(wl, ring, op):
+        fields = ring_ports(wl, ring, op["voltage_v"], op["delta_t_k"], op["bus_length"], kind)
+        return {",".join(key): v for key, v in fields.items()}
+
+    return program_cache.reuse(ports, pytree_types=_PYTREES)
 
 
 def coupling_angle(wl, gap, radius, ridge: RidgeStack) -> float:

@@ -156,24 +156,26 @@ def chebyshev_sum(xp, c, xs, axes):
     # its slope (a plain clip gave it none: n_g = 2.106 instead of 2.265 at the default ridge)
     inside = xp.all(xp.stack([xp.abs(xp.broadcast_to(u, shape)) <= 1.0 + DOMAIN_TOL for u in us]), axis=0).ravel()
     if xp is np:
-        us = [np.clip(np.broadcast_to(u, shape).ravel(), -1.0, 1.0) for u in us]
-        total = _contract_np(c, [_basis(np, u, n) for u, n in zip(us, c.shape, strict=True)])
-        return np.where(inside, total, np.nan).reshape(shape)
-    us = [u + jax.lax.stop_gradient(jnp.clip(u, -1.0, 1.0) - u) for u in us]
+        us = [np.clip(u, -1.0, 1.0) for u in us]
+    else:
+        us = [u + jax.lax.stop_gradient(jnp.clip(u, -1.0, 1.0) - u) for u in us]
     # axes at one point (a model's geometry, against its array of wavelengths) are summed out first: the sum over
     # the points then runs over the other axes' coefficients only (a ring at 1001 wavelengths: 3 λ-coefficients
-    # per point instead of the table's thousands)
+    # per point instead of the table's thousands; in NumPy 0.3 ms a sum instead of 33 ms)
     for ax in reversed(range(len(us))):
         if us[ax].size == 1:
-            c = jnp.tensordot(c, _basis(jnp, us[ax].reshape(()), c.shape[ax]), axes=([ax], [0]))
-    varying = [jnp.broadcast_to(u, shape).ravel() for u in us if u.size != 1]
+            c = xp.tensordot(c, _basis(xp, us[ax].reshape(()), c.shape[ax]), axes=([ax], [0]))
+    varying = [xp.broadcast_to(u, shape).ravel() for u in us if u.size != 1]
     if not varying:
-        total = jnp.broadcast_to(c, inside.shape)
+        total = xp.broadcast_to(c, inside.shape)
     else:
-        bases = [_basis(jnp, u, n) for u, n in zip(varying, c.shape, strict=True)]
-        letters = "abcdefg"[: len(varying)]
-        total = jnp.einsum(letters + "," + ",".join("m" + ch for ch in letters) + "->m", c, *bases)
-    return jnp.where(inside, total, jnp.nan).reshape(shape)
+        bases = [_basis(xp, u, n) for u, n in zip(varying, c.shape, strict=True)]
+        if xp is np:
+            total = _contract_np(c, bases)
+        else:
+            letters = "abcdefg"[: len(varying)]
+            total = jnp.einsum(letters + "," + ",".join("m" + ch for ch in letters) + "->m", c, *bases)
+    return xp.where(inside, total, xp.nan).reshape(shape)
 
 
 NP_CHUNK_BYTES = 2**25  # the NumPy sum's largest temporary (32 MiB): points are summed in chunks below it
