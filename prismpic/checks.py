@@ -58,6 +58,13 @@ def _fmt(v) -> str:
     return f"array (min {np.nanmin(a):g}, max {np.nanmax(a):g})"
 
 
+def _fmt_beside(x: float, bounds) -> str:
+    """``x`` as ``%g``, or to the last digit when that would print it equal to one of ``bounds`` (0.8000000004
+    outside [0.4, 0.8] read "0.8 is outside the valid range [0.4, 0.8]")."""
+    text = f"{x:g}"
+    return repr(float(x)) if any(text == f"{b:g}" and x != b for b in bounds) else text
+
+
 def check_range(
     name: str,
     value,
@@ -101,9 +108,10 @@ def check_range(
         where = ""
         if a.size > 1:
             idx = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
-            where = (f" (first outside: {name}[{', '.join(map(str, idx))}] = {a[idx]:g}{u}; {int(bad.sum())} of "
-                     f"{a.size} values outside)")
-        raise ValueError(f"{name} = {_fmt(a)}{u} is outside the valid range {lb}{lo:g}, {hi:g}{rb}{u}{where}")
+            where = (f" (first outside: {name}[{', '.join(map(str, idx))}] = {_fmt_beside(a[idx], (lo, hi))}{u}; "
+                     f"{int(bad.sum())} of {a.size} values outside)")
+        text = _fmt_beside(a.item(), (lo, hi)) if a.size == 1 else _fmt(a)
+        raise ValueError(f"{name} = {text}{u} is outside the valid range {lb}{lo:g}, {hi:g}{rb}{u}{where}")
     return value
 
 

@@ -325,6 +325,23 @@ def test_jit_contract_nan_never_unphysical(pdk, name, param, values):
     assert ok and np.isfinite(sv), (name, sv)
 
 
+def test_a_value_just_outside_a_bound_is_printed_apart_from_it():
+    """A value that %g prints as the bound itself gets its last digits (a fitted etch/film of 0.8000000004 read
+    "0.8 is outside the valid range [0.4, 0.8]"); other values keep %g."""
+    from prismpic.checks import check_range
+
+    with pytest.raises(ValueError, match=r"^f = 0\.8000000004 is outside the valid range \[0\.4, 0\.8\]$"):
+        check_range("f", 0.8000000004, 0.4, 0.8)
+    with pytest.raises(ValueError, match=r"^f = 0\.9 is outside the valid range \[0\.4, 0\.8\]$"):
+        check_range("f", 0.9, 0.4, 0.8)
+    with pytest.raises(ValueError, match=r"^f = 0\.8 is outside the valid range \[0\.4, 0\.8\)$"):
+        check_range("f", 0.8, 0.4, 0.8, hi_open=True)  # on an open bound: the bound's own text
+    with pytest.raises(ValueError, match=r"^f = 0\.39999999 µm is outside the valid range \(0\.4, 0\.8\) µm$"):
+        check_range("f", np.array([0.39999999]), 0.4, 0.8, unit="µm", lo_open=True, hi_open=True)
+    with pytest.raises(ValueError, match=r"first outside: f\[1\] = 0\.8000000004; 1 of 3 values outside"):
+        check_range("f", [0.5, 0.8000000004, 0.6], 0.4, 0.8)
+
+
 def test_bank_radii_and_fast_models_check():
     from prismpic.circuits import bank_model as bm
 
