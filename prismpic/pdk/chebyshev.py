@@ -147,8 +147,10 @@ def chebyshev_sum(xp, c, xs, axes):
     us = []
     for (name, a, b), x in zip(axes, xs, strict=True):
         v = tabulated(name, x, xp)
-        # a one-node axis (a table of one wall angle) holds only its node: elsewhere outside (NaN)
-        us.append(2 * (v - a) / (b - a) - 1 if b > a else xp.where(v == a, 0.0, xp.inf))
+        # a one-node axis (a table of one wall angle) holds only its node (to rounding: 1/(1/w) need not be w):
+        # elsewhere outside (NaN)
+        us.append(2 * (v - a) / (b - a) - 1 if b > a else
+                  xp.where(xp.abs(v - a) <= DOMAIN_TOL * max(1.0, abs(a)), 0.0, xp.inf))
     shape = xp.broadcast_shapes(*(u.shape for u in us))
     # the jit contract (module docstring): NaN outside the tables; the basis is evaluated at the clipped
     # point so that its value and derivative stay finite (a masked branch then back-propagates zeros). The clip
