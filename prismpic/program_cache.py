@@ -9,8 +9,9 @@ The results are those of the same program: the exported module is the one ``jax.
 
 The key (``program_key``): the function (module, qualified name, bytecode), the values it closes over and its
 defaults (``describe``: numbers, strings, arrays by content, prismpic and library functions by name and closure,
-dataclasses and named tuples by fields), the arguments' tree structure, types, shapes and dtypes, prismpic's
-sources and data (``user_cache.source_key``), the versions of Python and of the libraries traced code runs
+dataclasses and named tuples by fields), the arguments' tree structure, types, shapes and dtypes, the sources of
+the prismpic modules the function and what it closes over can run, and prismpic's data (``user_cache.source_key``
+of those modules: an edit elsewhere keeps the entry), the versions of Python and of the libraries traced code runs
 (``LIBRARIES``) and whether JAX computes in float64. A value it cannot describe (a function from outside those
 packages, an object without fields) means no reuse for that call: the function runs as usual (``skipped()`` says
 why). Module state changed at run time (a test's monkeypatch) is not in the key, which is why reuse is off outside
@@ -20,8 +21,9 @@ this module the key.
 JAX and NumPy are imported where they are used, so that ``enabled()`` costs the CLI nothing before a command
 needs them.
 
-Entries are ``<cache>/programs/<source key>-<digest>.jaxexport``; writing one removes the entries made from
-other sources (``user_cache.is_entry`` names what is an entry; nothing else is touched).
+Entries are ``<cache>/programs/<function>-<source key>-<digest>.jaxexport``; writing one removes the same
+function's entries made from other sources (``user_cache.is_entry`` names what is an entry; nothing else is
+touched).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import sys
 import types
 from pathlib import Path
 
-from prismpic import user_cache
+from prismpic import source_digest, user_cache
 
 LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "diffrax", "equinox", "sax", "flatbuffers")
 # functions from these packages are keyed by name (their code is fixed by the versions above and by prismpic's
@@ -167,9 +169,13 @@ def program_key(fn, args: tuple) -> str:
             raise Unkeyable("a traced argument")
         dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
         shapes.append(f"{type(x).__name__}:{np.shape(x)}:{np.dtype(dtype).str}")
-    text = "|".join((describe(fn), str(tree), ";".join(shapes), _environment(),
+    described = describe(fn)
+    text = "|".join((described, str(tree), ";".join(shapes), _environment(),
                      f"float={jax.dtypes.canonicalize_dtype(np.float64)}"))  # float64 on or off
-    return f"{user_cache.source_key()}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    modules = sorted(source_digest.imported().modules_named(f"{described} {getattr(fn, '__module__', '')}."))
+    function = hashlib.sha256(f"{_name(fn)}|{modules}".encode()).hexdigest()[:12]
+    return (f"{function}-{user_cache.source_key(modules=modules)}-"
+            f"{hashlib.sha256(text.encode()).hexdigest()[:32]}")
 
 
 def _export(jitted, args: tuple, path: Path):
@@ -179,9 +185,10 @@ def _export(jitted, args: tuple, path: Path):
 
     exp = export.export(jitted)(*args)
     data = exp.serialize()
+    function, sources = path.name.split("-")[:2]
     stale = [p for p in user_cache.entries(path.parents[1]) if p.parent == path.parent
-             and not p.name.startswith(path.name.split("-")[0] + "-")]
-    for old in stale:  # programs traced from other sources
+             and (p.name.count("-") < 2 or p.name.startswith(f"{function}-") and p.name.split("-")[1] != sources)]
+    for old in stale:  # this function's programs traced from other sources, and entries of the older naming
         old.unlink(missing_ok=True)
     path.parent.mkdir(mode=0o700, exist_ok=True)
     write_atomic(path, lambda fh: fh.write(data), binary=True)

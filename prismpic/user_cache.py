@@ -135,10 +135,12 @@ def worker_environment() -> dict[str, str]:
     return env
 
 
-def source_key(package: Path | None = None) -> str:
+def source_key(package: Path | None = None, modules=None) -> str:
     """A digest of prismpic's version and of its source and data files' names and contents: what the cached
     catalog, exported programs and computed arrays were made from (a source tree that changes makes a new key; a
-    reinstall or a fresh clone of the same sources keeps it).
+    reinstall or a fresh clone of the same sources keeps it). With ``modules`` (dotted names of prismpic modules)
+    the digest covers only the sources those can run, and the data (``source_digest.modules_key``): what a traced
+    program or a computed array was made from, kept across edits elsewhere.
 
     The imported prismpic's key is computed once per process: the code a process runs is the code it imported, which
     a later edit of the files does not change (and stamping its ≈ 400 files took 8 ms, at every one of the ≈ 700
@@ -147,7 +149,12 @@ def source_key(package: Path | None = None) -> str:
 
     Args:
         package: the package folder to digest (default: the imported prismpic's).
+        modules: the imported prismpic's modules whose sources count (default: all of them).
     """
+    if modules is not None:
+        from prismpic.source_digest import modules_key
+
+        return modules_key(frozenset(modules))
     if package is None:
         return _imported_source_key()
     return _folder_digest(Path(package))

@@ -63,7 +63,7 @@ def test_the_key_follows_closed_over_values_argument_shapes_and_the_sources(cach
     arr[0] = 9.0  # a closed-over array is keyed by its content
     assert program_cache.program_key(lambda x: x * arr, (1.0,)) != k1
     before = program_cache.program_key(fn, _args())
-    monkeypatch.setattr(user_cache, "source_key", lambda: "othersources")
+    monkeypatch.setattr(user_cache, "source_key", lambda **_: "othersources")
     assert program_cache.program_key(fn, _args()) != before
 
 
@@ -72,11 +72,11 @@ def test_entries_of_other_sources_are_removed_and_nothing_else(cache, monkeypatc
         _scaled(SCALE)(*_args())
     assert _files(cache)
     (cache / "notes.txt").write_text("the user's")
-    monkeypatch.setattr(user_cache, "source_key", lambda: "newsources")
+    monkeypatch.setattr(user_cache, "source_key", lambda **_: "newsources")
     program_cache.forget()
     with program_cache.enabled():
         _scaled(SCALE)(*_args())
-    assert [n.split("-")[0] for n in _files(cache)] == ["newsources"]
+    assert [n.split("-")[1] for n in _files(cache)] == ["newsources"]
     assert (cache / "notes.txt").read_text() == "the user's"
     assert user_cache.usage()["entries"] == 1
     assert user_cache.clear()[0] == 1 and _files(cache) == [] and (cache / "notes.txt").exists()

@@ -106,7 +106,7 @@ def edge_absorption_db_per_cm(wl: float, ridge: RidgeStack, left: float, right: 
         return {"im_neff": np.float64(max(mode.neff.imag, 0.0))}
 
     key = {**geometry, "mesh": dataclasses.asdict(mesh), "metal": metal, "guess": bare, "relaxation_fs": relaxation_fs,
-           "source": user_cache.source_key(), "versions": {d: version(d) for d in ("numpy", "scipy")}}
+           "source": user_cache.source_key(modules=(__name__,)), "versions": {d: version(d) for d in ("numpy", "scipy")}}
     im_neff = float(user_cache.cached_arrays("metal-absorption", key, solved)["im_neff"])
     return _DB_PER_CM * 2 * (2 * math.pi / wl) * im_neff
 

@@ -37,7 +37,6 @@ import functools
 import hashlib
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -214,7 +213,7 @@ def document_cache(text: str | None = None, *, n_windows: int | None = None, win
                 n_doc_queries=int(n_doc_queries))
     if n_windows is not None:
         args["n_windows"] = int(n_windows)
-    key = {"model": MODEL_NAME, "versions": _versions(), "code": _code_digest(),
+    key = {"model": MODEL_NAME, "versions": _versions(), "code": user_cache.source_key(modules=(__name__,)),
            "text": hashlib.sha256(doc.encode()).hexdigest(), "default_text": text is None, **args}
     arrays = user_cache.cached_arrays("minilm-kv", key, lambda: document_arrays_apart(doc, text is None, **args))
     return KVCache(arrays["keys"], arrays["queries"], arrays["values"], None, json.loads(str(arrays["meta"])))
@@ -230,12 +229,6 @@ def _versions() -> dict:
         except PackageNotFoundError:
             out[dist] = None
     return out
-
-
-@functools.lru_cache(maxsize=1)
-def _code_digest() -> str:
-    """This module's source: what computes the cached arrays (a change computes them anew)."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 def document_arrays_apart(doc: str, default_text: bool, **args) -> dict:
