@@ -108,7 +108,7 @@ def _describe_function(obj, depth: int) -> str:
 def describe(obj, depth: int = 0) -> str:
     """A text that changes whenever ``obj`` could change a traced program that closes over it (see the module
     docstring); raises ``Unkeyable`` for what it cannot describe."""
-    if depth > 12:
+    if depth > 24:  # a ring fit's solver: its residual three closures down, each a function, its cells, a value
         raise Unkeyable("nested too deep")
     import jax
     import numpy as np
@@ -244,8 +244,25 @@ def _program(jitted, key: str, args: tuple, pytree_types: tuple = ()):
             exp = _export(jitted, args, path)
         except Exception as e:  # noqa: BLE001  (a host callback, an unregistered output type: run as usual)
             _SKIPPED[_name(jitted)] = f"not exported: {type(e).__name__}: {str(e)[:200]}"
+    if exp is not None:
+        _lapack_ready()
     _PROGRAMS[key] = None if exp is None else jax.jit(exp.call)
     return _PROGRAMS[key]
+
+
+@functools.cache
+def _lapack_ready() -> None:
+    """Load the LAPACK kernels of XLA:CPU's linear-algebra calls. JAX loads them when it first lowers a ``solve``,
+    ``cholesky``…; a deserialized program that calls them in a process that has lowered none crashes (a segfault on
+    the next transfer; jax-ml/jax#29610, reproduced with JAX 0.9.2 on a 6 × 6 ``jnp.linalg.solve``)."""
+    import numpy as np
+
+    try:
+        from jaxlib import lapack
+
+        lapack.prepare_lapack_call("getrf", np.float64)
+    except (ImportError, AttributeError):  # a jaxlib that loads them otherwise
+        pass
 
 
 def reuse(fn=None, *, pytree_types: tuple = ()):

@@ -186,3 +186,33 @@ def test_the_ledgers_channel_simulations_run_again_on_the_cache_they_wrote(tmp_p
     assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
     assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout.split()) == 2
     assert programs[0] and programs[1] == programs[0]  # the second run read what the first wrote, wrote nothing
+
+
+_LINALG_RUN = """
+import numpy as np
+import jax.numpy as jnp
+from prismpic import program_cache
+program_cache.KNOWN_PACKAGES = (*program_cache.KNOWN_PACKAGES, "__main__")
+
+def solve(a, b):
+    return jnp.linalg.solve(a, b)
+
+a = 6 * np.eye(6) + np.random.default_rng(0).normal(size=(6, 6))
+with program_cache.enabled():
+    print(repr(np.asarray(program_cache.reuse(solve)(a, np.ones(6))).tolist()))
+"""
+
+
+def test_a_program_that_calls_lapack_runs_when_read_back_in_a_new_process(tmp_path):
+    """XLA:CPU's LAPACK kernels load when JAX first lowers a linear-algebra call; a read-back program that calls
+    them in a process that lowered none crashed (segfault; jax-ml/jax#29610): the ring fit's solver is such a
+    program. Two processes on one fresh cache: the second reads the first's program, exits 0, same numbers."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, **{user_cache.ENV: str(tmp_path / "cache")})
+    runs = [subprocess.run([sys.executable, "-c", _LINALG_RUN], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout and len(_files(tmp_path / "cache" / user_cache.PROGRAM_FOLDER)) == 1

@@ -33,7 +33,7 @@ import numpy as np
 import psutil
 import pytest
 
-from prismpic import user_cache
+from prismpic import program_cache, user_cache
 from prismpic.analysis import calibration
 from prismpic.analysis.calibration import batch, wafer
 from prismpic.analysis.calibration.batch import Device, DeviceResult, run_batch
@@ -156,7 +156,8 @@ SERIAL_ONLY = ("drop_gain",)  # fitted in this process only: its failure is the 
 
 def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     """Spectra through a 2-worker LocalCluster: every good die fitted to its truth, bad files counted and skipped,
-    failures marked, the same table as the serial path, no process left behind. The serial path also fits the
+    failures marked, the same table as the serial path (the workers on the programs it exported), no process left
+    behind. The serial path also fits the
     drop-gain die (``SERIAL_ONLY``), which must fail."""
     folder, all_truths, special = wafer_dir
     every = batch.devices_from(str(folder / "manifest.csv"))
@@ -170,13 +171,16 @@ def test_wafer_through_dask_equals_serial(wafer_dir, tmp_path):
     n = len(devices)
     assert n == len(specials) + N_GOOD_ON_DASK and len(truths) == N_GOOD_ON_DASK + 1  # + the byte-order-mark die
     same = specials | set(good[:3])
-    serial = run_batch([d for d in every if d.die in same | serial_only], fit=FIT, fit_kwargs=FIT_KWARGS, workers=0)
+    with program_cache.enabled():  # as the CLI runs it: the workers read the programs the serial fits exported
+        serial = run_batch([d for d in every if d.die in same | serial_only], fit=FIT, fit_kwargs=FIT_KWARGS,
+                           workers=0)
     alone = [r for r in serial.results if r.device.die in serial_only]
     assert [r.status for r in alone] == ["failed"] and alone[0].reason
     assert alone[0].params == {} and alone[0].specs == {}  # no value of a failed fit reaches the table
     before = _children()
     seen = []
-    dask_run = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=2, progress=lambda d, n: seen.append(d))
+    with program_cache.enabled():
+        dask_run = run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, workers=2, progress=lambda d, n: seen.append(d))
     assert _children() <= before  # the cluster's processes are gone
     assert seen == list(range(1, n + 1))
     n_fit = len(truths)

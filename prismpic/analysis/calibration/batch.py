@@ -22,7 +22,7 @@ same bytes (``file_digest``) and the same fit and options (``fit_key``).
 Engine (``run_batch``): ``workers=0`` runs the fits here, one after the other; ``workers>=1`` starts a Dask
 ``LocalCluster`` here (that many worker processes, one thread each, scratch in a temporary folder removed
 afterwards, this process's JAX compilation cache shared: ``user_cache.worker_environment``, one compile per
-machine); ``scheduler="tcp://HOST:PORT"`` sends the fits to an existing cluster, whose workers must import the
+machine, and its traced programs when it reuses them, as the CLI does: ``program_cache``); ``scheduler="tcp://HOST:PORT"`` sends the fits to an existing cluster, whose workers must import the
 same prismpic and see the spectrum files at the same absolute paths (a shared file system); a tls:// (or wss://)
 one needs a ``distributed.security.Security`` or TLS in the Dask configuration. Results come back in input
 order, so the table does not depend on the engine. Cluster and client are closed on every way out (errors, Ctrl-C).
@@ -51,7 +51,7 @@ from concurrent.futures import CancelledError  # the base of Dask's FutureCancel
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prismpic import user_cache
+from prismpic import program_cache, user_cache
 from prismpic.analysis.measurements import decode_text, read_spectrum_csv
 from prismpic.fileio import jsonable
 
@@ -90,12 +90,8 @@ def _is_manifest(path: Path) -> bool:
     """Whether ``path``'s first header line (blank and # lines skipped) has a ``file`` column."""
     try:
         with path.open("rb") as f:
-            head = f.read(65536)
-    except OSError:
-        return False
-    try:
-        text = decode_text(head, path.name)
-    except ValueError:
+            text = decode_text(f.read(65536), path.name)
+    except (OSError, ValueError):
         return False
     for line in re.split(r"\r\n|\r|\n", text):
         if line.strip() and not line.lstrip().startswith("#"):
@@ -323,13 +319,15 @@ def failure_of(path, e: Exception) -> tuple[str, str]:
     return "failed", internal_error(e) if isinstance(e, OSError) else str(e)
 
 
-def fit_device(device: Device, fit: Callable, fit_kwargs: dict) -> DeviceResult:
+def fit_device(device: Device, fit: Callable, fit_kwargs: dict, reuse_programs: bool = False) -> DeviceResult:
     """``fit(path, **fit_kwargs)`` of ``device``'s file as a ``DeviceResult`` (fitted, failed or bad input);
-    never raises for an exception of the fit (``failure_of`` accounts for it)."""
+    never raises for an exception of the fit (``failure_of`` accounts for it). ``reuse_programs``: inside
+    ``program_cache.enabled()`` (a cluster's worker then reads the programs its caller exported)."""
     t0 = time.perf_counter()
     digest = file_digest(device.path)
     try:
-        cal = fit(device.path, **fit_kwargs)
+        with program_cache.enabled() if reuse_programs else contextlib.nullcontext():
+            cal = fit(device.path, **fit_kwargs)
     except Exception as e:  # noqa: BLE001  (one device's error never aborts a wafer: accounted for)
         status, reason = failure_of(device.path, e)
         return DeviceResult(device, status, one_line(reason), seconds=time.perf_counter() - t0, input_digest=digest)
@@ -509,7 +507,8 @@ def _on_dask(devices, fit, fit_kwargs, scheduler, workers, security, progress) -
     out: list[DeviceResult | None] = [None] * len(devices)
     lost: BaseException = CancelledError("the Dask client stopped before the task completed")
     with _quiet_client(), dask_client(scheduler, workers, security) as client:
-        futures = client.map(fit_device, devices, fit=fit, fit_kwargs=fit_kwargs, pure=False)
+        futures = client.map(fit_device, devices, fit=fit, fit_kwargs=fit_kwargs,
+                             reuse_programs=program_cache.is_enabled(), pure=False)  # as the caller does
         where = {f.key: i for i, f in enumerate(futures)}
         done = as_completed(futures)
         for n_done in range(1, len(futures) + 1):

@@ -43,6 +43,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
+
 MAX_STEPS = 200  # Levenberg–Marquardt iterations per problem
 FTOL = 1e-9  # an accepted step that lowers the cost by less than this fraction ends the iteration (converged)
 F_FLAT = 1e-10  # as does a gradient whose diagonal Newton step would lower the cost by less than this
@@ -199,7 +201,7 @@ def batch_solver(residual, max_steps: int = MAX_STEPS):
         return {"x": x, "data": r[:n], "prior": r[n:], "jac_data": jx[:n], "jac_prior": jx[n:], "steps": steps,
                 "ok": ok}
 
-    return jax.jit(lambda *batch: jax.lax.map(lambda a: one(*a), batch))
+    return program_cache.reuse(lambda *batch: jax.lax.map(lambda a: one(*a), batch))
 
 
 @dataclass(frozen=True)
