@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.priors import Prior, bounds, typical_step
 from prismpic.analysis.calibration.ring.linefit import LineFit
@@ -166,7 +167,7 @@ def derived_fn(cladding: str, near: bool, tuned: bool):
         q = quantities_near(p, GENERIC, cladding, wl0) if near else quantities_of(p, GENERIC, cladding, wl0, tuned)
         return jnp.stack([p[n] for n in FIT_PARAMS]), q
 
-    return jax.jit(lambda v, held, wl0: (f(v, held, wl0), jax.jacfwd(f)(v, held, wl0)))
+    return program_cache.reuse(lambda v, held, wl0: (f(v, held, wl0), jax.jacfwd(f)(v, held, wl0)))
 
 
 def start_vectors(p_start: dict, priors: dict[str, Prior], placed: Placement, wl_um: float

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import functools
 
-import jax
 import jax.numpy as jnp
 
+from prismpic import program_cache
 from prismpic.analysis.calibration.ring.model import FIT_PARAMS, barycentric, ring_fields
 from prismpic.components import ring_physics
 
@@ -103,4 +103,4 @@ def physical_fn(kind: str, cladding: str, ports: tuple[str, ...], shared: bool, 
         return jnp.stack(instrument_ports({"through": through, "drop": drop}, ones, ones, coef, instr, args, ports,
                                           shared, order))
 
-    return jax.jit(model)
+    return program_cache.reuse(model)

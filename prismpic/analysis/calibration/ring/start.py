@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.optimize import brentq
 
+from prismpic import program_cache
 from prismpic.analysis.calibration.priors import GEOMETRY, LOSS_MAX, Prior
 from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
@@ -116,7 +117,7 @@ def _index_fn(cladding: str):
         return jnp.stack([ring_physics.ring_neff(wl_um, radius, ridge) * radius,
                           ring_physics.ring_ng(wl_um, radius, ridge) * radius])
 
-    return jax.jit(lambda x, w: (f(x, w), jax.jacfwd(f)(x, w)))
+    return program_cache.reuse(lambda x, w: (f(x, w), jax.jacfwd(f)(x, w)))
 
 
 def ring_indices(p: dict, wl_um: float) -> tuple[float, float]:
@@ -202,7 +203,7 @@ def _kappa2_fn():
     def k2(wl, gap, radius, ridge):
         return jnp.sin(ring_physics.coupling_angle(wl, gap, radius, ridge)) ** 2
 
-    return jax.jit(jax.vmap(k2, in_axes=(None, 0, None, None)))
+    return program_cache.reuse(jax.vmap(k2, in_axes=(None, 0, None, None)), pytree_types=(RidgeStack,))
 
 
 def gap_for_kappa2(p: dict, wl_um: float, kappa2: float) -> float:
