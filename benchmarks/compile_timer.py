@@ -8,7 +8,7 @@ Run (from the repository; the plugin loads by module name):
 Each pytest process (the controller or an xdist worker) writes ``$COMPILE_TIMER_OUT.<worker>.jsonl``, one JSON object
 per test: ``id``, ``cpu``, ``wall`` and the summed durations of JAX's events by their last path part
 (``jaxpr_trace_duration``, ``jaxpr_to_mlir_module_duration``, ``backend_compile_duration``, persistent-cache
-retrieval). Measured with it (session 27): tests/components/test_wdm.py's netlist test, 45.8 s wall of which 28.3 s
+retrieval), and a last line with the run's seconds per event and traced function (``by_function``). Measured with it (session 27): tests/components/test_wdm.py's netlist test, 45.8 s wall of which 28.3 s
 XLA backend compile, 5.7 lowering, 1.9 tracing.
 """
 
@@ -28,8 +28,14 @@ _ACC: defaultdict[str, float] = defaultdict(float)
 _ROWS: list[dict] = []
 
 
-def _listen(event: str, duration: float, **_kwargs) -> None:
-    _ACC[event.rsplit("/", 1)[-1]] += duration
+_BY_FUNCTION: defaultdict[str, float] = defaultdict(float)  # "<event> <function>" -> seconds, the whole run
+
+
+def _listen(event: str, duration: float, **kwargs) -> None:
+    name = event.rsplit("/", 1)[-1]
+    _ACC[name] += duration
+    if name in EVENTS:
+        _BY_FUNCTION[f"{name} {kwargs.get('fun_name', '?')}"] += duration
 
 
 def pytest_configure(config):
@@ -51,6 +57,7 @@ def pytest_sessionfinish(session):
     if out and _ROWS:
         with open(f"{out}.{os.environ.get('PYTEST_XDIST_WORKER', 'master')}.jsonl", "w") as f:
             f.writelines(json.dumps(row) + "\n" for row in _ROWS)
+            f.write(json.dumps({"by_function": _BY_FUNCTION}) + "\n")
 
 
 def main() -> None:
@@ -59,7 +66,8 @@ def main() -> None:
     parser.add_argument("prefix", help="the COMPILE_TIMER_OUT the run was given")
     parser.add_argument("--top", type=int, default=20)
     args = parser.parse_args()
-    rows = [json.loads(line) for path in sorted(glob.glob(f"{args.prefix}.*.jsonl")) for line in open(path)]
+    records = [json.loads(line) for path in sorted(glob.glob(f"{args.prefix}.*.jsonl")) for line in open(path)]
+    rows = [r for r in records if "id" in r]
     if not rows:
         raise SystemExit(f"no records under {args.prefix}.*.jsonl")
     print(f"{'wall s':>8} {'cpu s':>8} {'trace':>7} {'lower':>7} {'compile':>8}  test")
@@ -67,6 +75,13 @@ def main() -> None:
         print(f"{r['wall']:8.1f} {r['cpu']:8.1f} " + " ".join(f"{r.get(e, 0.0):7.1f}" for e in EVENTS) + f"  {r['id']}")
     totals = {key: sum(r.get(key, 0.0) for r in rows) for key in ("wall", "cpu", *EVENTS)}
     print("total: " + ", ".join(f"{k} {v:.0f} s" for k, v in totals.items()) + f" over {len(rows)} tests")
+    by_function: defaultdict[str, float] = defaultdict(float)
+    for r in records:
+        for key, seconds in r.get("by_function", {}).items():
+            by_function[key] += seconds
+    print("\nthe functions JAX spent most on (seconds; a trace inside another trace counts in both):")
+    for key, seconds in sorted(by_function.items(), key=lambda kv: -kv[1])[:args.top]:
+        print(f"{seconds:8.1f}  {key}")
 
 
 if __name__ == "__main__":

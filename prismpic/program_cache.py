@@ -216,7 +216,12 @@ def _register(pytree_types: tuple) -> None:
 
 
 def _name(fn) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    """The function's module and qualified name; a ``functools.partial`` is named by its function (its arguments
+    are in the key's digest): a repr would carry a memory address, a new entry name every run."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{getattr(fn, '__module__', None) or type(fn).__module__}.{qualname}"
 
 
 def _program(jitted, key: str, args: tuple, pytree_types: tuple = ()):

@@ -112,17 +112,34 @@ def check_jit(model: Callable, wl=None, tol: float = 1e-9, eager=None, **params)
     settings = {k: v for k, v in sax.get_settings(model).items() if k != "wl"}
     floats = {k: v for k, v in {**settings, **params}.items() if _is_number(v)}
     static = {k: v for k, v in params.items() if k not in floats}
-
-    @jax.jit
-    def f(wl, floats):
-        return s_matrix(model(wl=wl, **floats, **static))[0]
-
+    f = _jitted_s(model, static)
     if eager is None:
         eager, _ = s_matrix(_call(model, wl, params))
     jitted = f(jnp.asarray(wl), {k: jnp.asarray(float(v)) for k, v in floats.items()})
     err = float(jnp.max(jnp.abs(eager - jitted))) / max(1.0, float(jnp.max(jnp.abs(eager))))
     assert err <= tol, f"{_name(model)}: jit differs from eager by {err:.3g} (relative to max(1, max |S|))"
     return err
+
+
+_JITTED: dict = {}  # (model, static settings) -> its jitted S: a second parameter set of a model in this process
+# (a kit's extreme case after its defaults) reuses the trace
+
+
+def _jitted_s(model: Callable, static: dict) -> Callable:
+    """``jax.jit`` of ``wl, floats -> S`` for ``model`` with the ``static`` settings fixed (kept per model and
+    static settings when they are hashable)."""
+
+    def f(wl, floats):
+        return s_matrix(model(wl=wl, **floats, **static))[0]
+
+    try:
+        key = (model, tuple(sorted(static.items())))
+        hash(key)
+    except TypeError:
+        return jax.jit(f)
+    if key not in _JITTED:
+        _JITTED[key] = jax.jit(f)
+    return _JITTED[key]
 
 
 def check_gradient(
@@ -149,14 +166,14 @@ def check_gradients(
     wl = jnp.linspace(1.54, 1.56, 7) if wl is None else wl
     names = tuple(values)
     x0 = jnp.asarray([float(values[n]) for n in names])
-    # the shape only: traced, not run (an eager call compiles every primitive on its own)
-    s0 = jax.eval_shape(lambda: s_matrix(_call(model, wl, {**params, **values}))[0])
-    rng = np.random.default_rng(0)
-    c = jnp.asarray(rng.normal(size=s0.shape) + 1j * rng.normal(size=s0.shape))
+    weights = {}  # S's shape -> the fixed complex weights c, made while S is traced (one trace of the model)
 
     def f(x):
         s, _ = s_matrix(model(wl=wl, **params, **dict(zip(names, x, strict=True))))
-        return jnp.sum(jnp.real(s * c))
+        if s.shape not in weights:
+            rng = np.random.default_rng(0)
+            weights[s.shape] = rng.normal(size=s.shape) + 1j * rng.normal(size=s.shape)
+        return jnp.sum(jnp.real(s * jnp.asarray(weights[s.shape])))
 
     value_and_grad = jax.jit(jax.value_and_grad(f))  # one program for the gradient and the differences
 
@@ -164,6 +181,7 @@ def check_gradients(
         return value_and_grad(x)[0]
 
     g = np.asarray(value_and_grad(x0)[1])
+    (c,) = weights.values()
     out = {}
     for i, name in enumerate(names):
         h = rel_step * max(abs(float(x0[i])), 1e-3)

@@ -82,6 +82,23 @@ def test_entries_of_other_sources_are_removed_and_nothing_else(cache, monkeypatc
     assert user_cache.clear()[0] == 1 and _files(cache) == [] and (cache / "notes.txt").exists()
 
 
+def _power(p, x):
+    return x**p
+
+
+def test_a_partial_is_keyed_by_its_function_and_arguments_not_its_address(cache):
+    """Two partials of the same function and arguments (two objects, as two runs make) share a key, so a second
+    run reads the entry the first wrote; another argument is another digest under the same function's name."""
+    import functools
+
+    x = (jnp.linspace(0.0, 1.0, 3),)
+    a, b = functools.partial(_power, 2.0), functools.partial(_power, 2.0)
+    assert program_cache.program_key(a, x) == program_cache.program_key(b, x)
+    other = program_cache.program_key(functools.partial(_power, 3.0), x)
+    assert other != program_cache.program_key(a, x)
+    assert other.split("-")[0] == program_cache.program_key(a, x).split("-")[0]
+
+
 class Opaque:
     """A value without fields: not describable."""
 
