@@ -96,3 +96,16 @@ def report_ledger(report_dir):
 
     rows = json.loads((report_dir / "report.json").read_text())["claims"]
     return [Entry(**{**r, "assumptions": tuple(r["assumptions"])}) for r in rows]
+
+
+@pytest.fixture(autouse=True)
+def _reused_programs(request):
+    """Every test runs as the CLI runs, on the exported programs (``program_cache``) a previous run or test left,
+    except one that patches module state (``monkeypatch``), which a program's key does not follow."""
+    from prismpic import program_cache
+
+    if "monkeypatch" in request.fixturenames:
+        yield
+        return
+    with program_cache.enabled():
+        yield
