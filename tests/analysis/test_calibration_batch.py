@@ -379,7 +379,7 @@ def test_local_workers_share_this_process_compilation_cache(monkeypatch):
     assert user_cache.worker_environment() == {}
 
 
-def test_existing_scheduler_and_unreachable_one(wafer_dir, monkeypatch):
+def test_existing_scheduler_and_unreachable_one(wafer_dir):
     """``scheduler=`` sends the fits to a cluster started elsewhere (same results); a dead address is one error."""
     from distributed import LocalCluster
 
@@ -394,8 +394,10 @@ def test_existing_scheduler_and_unreachable_one(wafer_dir, monkeypatch):
     with socket.socket() as s:  # a free port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(batch, "CONNECT_TIMEOUT_S", 1.0)
-    with pytest.raises(ValueError, match=f"scheduler = 'tcp://127.0.0.1:{port}': cannot connect"):
+    # the timeout only (not the ``monkeypatch`` fixture: the fits above run on the exported programs, conftest)
+    with pytest.MonkeyPatch.context() as mp, pytest.raises(
+            ValueError, match=f"scheduler = 'tcp://127.0.0.1:{port}': cannot connect"):
+        mp.setattr(batch, "CONNECT_TIMEOUT_S", 1.0)
         run_batch(devices, fit=FIT, fit_kwargs=FIT_KWARGS, scheduler=f"tcp://127.0.0.1:{port}", workers=1)
 
 

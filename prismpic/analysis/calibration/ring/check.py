@@ -4,12 +4,14 @@ ask for it. Wavelengths in µm; the dispersion figures per nm in the result (as 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.analysis.calibration import fitting
 from prismpic.analysis.calibration.ring.instrument import lines_misfit, windows
 from prismpic.analysis.calibration.ring.linefit import LineFit, SpectrumData
@@ -48,14 +50,24 @@ class PhysicalCheck:
     dispersion: dict
 
 
+@functools.cache
+def _fields_fn(kind: str, cladding: str, tuned: bool):
+    """jit(``(wl, vec, held) -> ring_fields``) without the bus: one compiled program, not an eager evaluation."""
+    def fields(wl, vec, held):
+        p = dict(held)
+        p.update({n: vec[i] for i, n in enumerate(FIT_PARAMS)})
+        return jnp.stack(ring_fields(wl, p, kind, cladding, tuned, bus=False))
+
+    return program_cache.reuse(fields)
+
+
 def _model_slopes(kind: str, cladding: str, s: PhysicalSolution, sp: SpectrumData) -> np.ndarray:
     """The physical ring's d ln κ1²/dx, d ln κ2²/dx, d ln(−ln a)/dx and θ2 = ½h²·d²θ/dλ² at λ_r
     (x = (λ − λ_r)/h), central differences over ±0.5 nm."""
-    p = dict(held_params(s.p))
-    p.update({n: jnp.asarray(float(v)) for n, v in zip(FIT_PARAMS, s.vec, strict=True)})
     d = 0.5e-3
     wl = jnp.asarray([sp.lam_um - d, sp.lam_um + d, sp.lam_um])
-    _, k1, _, k2, a, th, _ = (np.asarray(f) for f in ring_fields(wl, p, kind, cladding, is_tuned(s.p), bus=False))
+    fields = _fields_fn(kind, cladding, is_tuned(s.p))(wl, jnp.asarray(np.asarray(s.vec, float)), held_params(s.p))
+    _, k1, _, k2, a, th, _ = np.asarray(fields)
     with np.errstate(divide="ignore"):
         logs = [np.log(k1**2), np.log(k2**2) if kind == "add_drop" else np.zeros(3), np.log(-np.log(a))]
     theta2 = 0.5 * sp.h_um**2 * (th[0] - 2 * th[2] + th[1]) / d**2

@@ -23,8 +23,8 @@ from prismpic import program_cache
 from prismpic.analysis.calibration.priors import GEOMETRY, LOSS_MAX, Prior
 from prismpic.analysis.calibration.ring.model import RING_ARGS, full_ring_params
 from prismpic.checks import check_choice, check_number, check_range
-from prismpic.components import ring_physics, rings
-from prismpic.components.model_signature import model_settings
+from prismpic.components import ring_physics
+from prismpic.components.ring_checks import check_ring_inputs
 from prismpic.components.units import NM_PER_UM
 from prismpic.pdk import dispersion
 from prismpic.pdk.ridge_stack import RidgeStack
@@ -54,9 +54,7 @@ def design_params(kind: str, design: dict | None) -> dict:
         elif not (k in ("gap_drop", "bus_length", "electrode_height", "loss_db_per_cm") and v is None):
             check_number(f"design {k}", v)
     full = full_ring_params(kind, design)
-    model = rings.ring_add_drop_model if kind == "add_drop" else rings.ring_all_pass_model
-    accepted = model_settings(model)
-    model(wl=1.55, **{k: v for k, v in full.items() if k in accepted})  # the model's range checks, before any fit
+    check_ring_inputs(1.55, full)  # the model's range checks, before any fit (without evaluating it)
     return full
 
 
