@@ -539,8 +539,12 @@ def tornado_figure(judgements, path, top: int = 5):
     for ax in list(axes.flat)[len(js):]:
         ax.axis("off")
     fig.suptitle("Most influential assumptions of the entries that depend: modeled value over each assumption's "
-                 "range, others nominal (orange: it flips the verdict; green: the tolerance holds)", fontsize=9)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
+                 "range, others nominal (orange: it flips the verdict; green: the tolerance holds)", fontsize=9,
+                 y=1 - 0.2 / fig.get_figheight(), va="top")
+    # fixed margins (inches) for the truncated 6-pt labels, titles and axes: ``tight_layout`` measured every one of
+    # the ≈ 35 panels' texts (2.6 of the figure's 7.7 s in the default report)
+    w, h = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=1.9 / w, right=1 - 0.25 / w, wspace=0.55, bottom=0.45 / h, top=1 - 0.8 / h, hspace=0.75)
     save_figure_atomic(fig, path, dpi=110)
     plt.close(fig)
     return path
