@@ -11,7 +11,12 @@ at the sloped wall and the metal's corner, leaks sideways into them; at the defa
 top edge this costs 7.7 dB/cm, two orders of magnitude above the gold's share of the mode alone (an
 effective-index model of the layers gives 0.013). The loss falls as exp(−2γd) with d the metal's distance and γ the
 rib mode's lateral decay constant in the slab. The plasmon runs ≈ 16 µm before it is absorbed: narrower electrodes
-reflect it (gold 3.5 µm wide at 1.0 µm: 21 dB/cm), which semi-infinite electrodes leave out.
+reflect it (gold 3.5 µm wide at 1.0 µm: 21 dB/cm), which semi-infinite electrodes leave out. The leak needs the
+plasmon above the rib's index, and a thinner slab lowers it (the gold/LN-slab/SiO2 stack's TM root at 1.55 µm: 2.12,
+2.06, 1.99, 1.91, 1.82 at 0.30, 0.25, 0.21, 0.18, 0.15 µm): above the cut-off α e^{2γd} ∝ 1/Re(n_sp² − n_eff²), so
+the leak grows as the slab thins towards it, and below it the leak is gone. At the default film, gold 1.25 µm from
+each wall, per side: 1.56, 0.66, 0.48, 0.79, 0.023, 0.005 dB/cm at etch fractions 0.5, 0.6, 0.65, 0.7, 0.75, 0.8
+(``test_the_leak_needs_the_slab_plasmon_above_the_ribs_index``).
 
 Mesh: uniform ``STEP`` (20 nm): within 1.6 % of a 10 nm solve for the leak at the default rib and for gold above the
 foundry rib's cladding (the reference file); gold absorbing at a flat face converges as O(h) and is overstated by
