@@ -15,10 +15,7 @@ silences XLA's C++ log below fatal (``TF_CPP_MIN_LOG_LEVEL``, unless the user se
 exceptions. The cache is set through JAX's own environment variables when JAX is not imported
 yet (this module does not import it), else through ``jax.config``. Every compile is kept
 (``MIN_COMPILE_TIME_S`` = 0: a model evaluated op by op compiles dozens of 10–50 ms programs), within
-``MAX_SIZE_BYTES``: prismpic prunes the oldest entries beyond it at most once a day (``prune_compilation_cache``).
-JAX's own eviction is off: with a size limit set, JAX lists and stats the whole folder at every entry it writes and
-locks the folder at every read (0.25 CPU-s a compile with the 6,200 entries of a test run's cache; a first run that
-compiles 5,000 programs pays it 5,000 times over a growing folder).
+``MAX_SIZE_BYTES`` (JAX evicts the least recently used entries beyond it).
 """
 
 from __future__ import annotations
@@ -42,11 +39,8 @@ ARRAY_SUFFIX = ".npz"
 ARRAYS_KEPT = 8  # per name: the most recently written entries of one kind of result
 MIN_COMPILE_TIME_S = 0.0
 MAX_SIZE_BYTES = 2 * 1024**3
-PRUNED_TO = 0.8  # a prune leaves this share of MAX_SIZE_BYTES
-PRUNE_INTERVAL_S = 24 * 3600.0
 JAX_SUFFIXES = ("-cache", "-atime")  # jax/_src/lru_cache.py names its entries KEY-cache and KEY-atime
 JAX_LOCK = ".lockfile"
-PRUNE_STAMP = ".pruned"  # in a JAX host folder: its time is the last prune's
 SOURCE_SUFFIXES = (".py", ".json", ".npz", ".yaml")  # what ``source_key`` digests
 _SOURCE_DIGESTS: dict = {}  # package folder -> (its files' sizes and times, their content digest)
 
@@ -107,10 +101,9 @@ def enable_compilation_cache() -> Path | None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         return None
-    prune_compilation_cache(folder)
     settings = {"jax_compilation_cache_dir": str(folder),
                 "jax_persistent_cache_min_compile_time_secs": MIN_COMPILE_TIME_S,
-                "jax_compilation_cache_max_size": -1}  # JAX's eviction off (module docstring)
+                "jax_compilation_cache_max_size": MAX_SIZE_BYTES}
     jax = sys.modules.get("jax")
     if jax is not None and hasattr(jax, "config"):
         if jax.config.jax_compilation_cache_dir:  # set by the program prismpic runs in: its choice stands
@@ -124,45 +117,6 @@ def enable_compilation_cache() -> Path | None:
             os.environ[key.upper()] = str(value)
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     return folder
-
-
-def prune_compilation_cache(folder: Path, max_bytes: int = MAX_SIZE_BYTES,
-                            interval_s: float = PRUNE_INTERVAL_S) -> int:
-    """Remove the least recently used compiled programs of ``folder`` (a JAX host folder of the cache; a file's
-    access time where the filesystem keeps one, else its write time) while they hold more than ``max_bytes``, down to
-    ``PRUNED_TO`` of it, and the access-time files JAX's own eviction left (unused with it off); at most once per
-    ``interval_s`` (``PRUNE_STAMP``'s time), so a process pays one ``stat`` between prunes. Only cache entries are
-    touched (``is_entry``); JAX reads a program removed under it as a miss and compiles it. Returns the number of
-    files removed."""
-    import time
-
-    stamp = folder / PRUNE_STAMP
-    try:
-        if stamp.is_file() and time.time() - stamp.stat().st_mtime < interval_s:
-            return 0
-        root = folder.parents[1]
-        held, removed = [], 0
-        for path in folder.iterdir():
-            if not is_entry(path, root) or path.name in (JAX_LOCK, PRUNE_STAMP):
-                continue
-            if path.name.endswith("-atime"):
-                path.unlink(missing_ok=True)
-                removed += 1
-            else:
-                st = path.stat()
-                held.append((max(st.st_atime_ns, st.st_mtime_ns), path.name, st.st_size, path))
-        total = sum(size for _, _, size, _ in held)
-        if total > max_bytes:
-            for _, _, size, path in sorted(held):
-                if total <= PRUNED_TO * max_bytes:
-                    break
-                path.unlink(missing_ok=True)
-                total -= size
-                removed += 1
-        stamp.touch()
-    except OSError:  # another process pruning, or a read-only folder: the next process tries again
-        return 0
-    return removed
 
 
 def worker_environment() -> dict[str, str]:
@@ -294,7 +248,7 @@ def is_entry(path: Path, root: Path) -> bool:
     if path.is_symlink() or not path.is_file():
         return False
     if path.parent.parent == root / JAX_FOLDER and path.parent.name.startswith("cpu-"):
-        return path.name.endswith(JAX_SUFFIXES) or path.name in (JAX_LOCK, PRUNE_STAMP)
+        return path.name.endswith(JAX_SUFFIXES) or path.name == JAX_LOCK
     if path.parent == root / PROGRAM_FOLDER:
         return path.suffix == PROGRAM_SUFFIX
     if path.parent == root / ARRAY_FOLDER:
@@ -334,5 +288,5 @@ def usage() -> dict:
     root = cache_root()
     if root is None:
         return {"folder": None, "on": False, "entries": 0, "bytes": 0}
-    found = [p for p in entries(root) if p.name not in (JAX_LOCK, PRUNE_STAMP)] if (root / MARKER).is_file() else []
+    found = entries(root) if (root / MARKER).is_file() else []
     return {"folder": str(root), "on": True, "entries": len(found), "bytes": sum(p.stat().st_size for p in found)}
