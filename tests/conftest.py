@@ -98,6 +98,28 @@ def report_ledger(report_dir):
     return [Entry(**{**r, "assumptions": tuple(r["assumptions"])}) for r in rows]
 
 
+# A worker runs about half the suite in one process and keeps every program it compiled (``prismpic.program_memory``):
+# ≈ 27,000 memory maps and 4 GB after the component and circuit tests alone, and one worker aborted inside XLA near the
+# end of a full run when the kernel refused a new map (65,530 per process). Released when the worker has grown by
+# RELEASE_STEP_MB past RELEASE_ABOVE_MB, or every MAP_CHECK_EVERY tests when it holds 40 % of the kernel's map limit;
+# later tests reload what they share from the run's compilation cache.
+RELEASE_ABOVE_MB, RELEASE_STEP_MB, MAP_CHECK_EVERY = 2500.0, 1000.0, 20
+_RELEASE = {}
+
+
+@pytest.fixture(autouse=True)
+def _bounded_programs():
+    from prismpic import program_memory
+
+    if not _RELEASE:
+        _RELEASE.update(after=program_memory.release_when_grown(RELEASE_ABOVE_MB, RELEASE_STEP_MB), tests=0)
+    yield
+    _RELEASE["tests"] += 1
+    if _RELEASE["tests"] % MAP_CHECK_EVERY == 0 and program_memory.near_map_limit():
+        program_memory.release_compiled_programs()
+    _RELEASE["after"]()
+
+
 @pytest.fixture(autouse=True)
 def _reused_programs(request):
     """Every test runs as the CLI runs, on the exported programs (``program_cache``) a previous run or test left,

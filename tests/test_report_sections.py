@@ -75,14 +75,14 @@ def test_compiled_programs_are_released_when_the_process_is_large_and_grew(monke
     claims, once per change of claim."""
     import numpy as np
 
+    from prismpic import program_memory as pm
     from prismpic.analysis.ledger.claims import judgements
-    from prismpic.report import build
 
     released = []
-    monkeypatch.setattr(build, "release_compiled_programs", lambda: released.append(build.resident_mb()))
-    start = build.resident_mb()
+    monkeypatch.setattr(pm, "release_compiled_programs", lambda: released.append(pm.resident_mb()))
+    start = pm.resident_mb()
     assert start > 0
-    after = build.release_when_grown(start + 50.0, growth_mb=50.0)
+    after = pm.release_when_grown(start + 50.0, growth_mb=50.0)
     after()
     assert released == []
     block = np.ones(100 * 2**20 // 8)  # 100 MB, every page written: above the limit, grown by more than the step
@@ -90,7 +90,7 @@ def test_compiled_programs_are_released_when_the_process_is_large_and_grew(monke
     assert len(released) == 1
     after()  # still above the limit, but the base moved to where the release left it: no growth since
     assert len(released) == 1
-    high = build.release_when_grown(build.resident_mb() + 500.0, growth_mb=50.0)
+    high = pm.release_when_grown(pm.resident_mb() + 500.0, growth_mb=50.0)
     more = np.ones(100 * 2**20 // 8)
     high()  # grown, but below the limit
     assert len(released) == 1

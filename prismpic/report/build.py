@@ -18,13 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
+from prismpic import program_memory
 from prismpic.fileio import atomic_dir, check_output_dir, jsonable, write_gds_atomic, write_text_atomic
 from prismpic.pdk.platforms import Platform
 from prismpic.report import preset as presets
 
 RELEASE_ABOVE_MB = 800.0  # the report drops JAX's compiled programs when its process holds more than this and grew
-RELEASE_GROWTH_MB = 50.0  # by more than this since the last drop (``release_when_grown``: between sections, after
-# each claim, inside the time-domain section)
+RELEASE_GROWTH_MB = 50.0  # by more than this since the last drop (``program_memory.release_when_grown``: between
+# sections, after each claim, inside the time-domain section)
 REPORT_BYTES = 16 * 2**20  # a report folder's size, with margin (≈ 1 MB of PNGs and GDS; the HTML ≈ 6 MB, 4.8 of
 # them plotly.js)
 
@@ -456,68 +457,6 @@ def selected_sections(names: Sequence[str] | None = None) -> list[str]:
     return [name for name in order if name in wanted]
 
 
-def release_compiled_programs() -> None:
-    """Drop JAX's compiled programs held in memory, when its persistent compilation cache is on (the CLI's
-    default): the next section reloads from disk what it shares with the last. Between the report's sections
-    this lowers the default report's peak from 2.07 to 1.37 GB for 5 more CPU-seconds (64 → 69, warm cache,
-    measured session 25); without the disk cache the reload would be a full compile, so nothing is dropped."""
-    import gc
-
-    import jax
-
-    if jax.config.jax_compilation_cache_dir:
-        jax.clear_caches()
-        gc.collect()
-        release_freed_heap()
-
-
-def resident_mb() -> float | None:
-    """This process's resident memory (MB, Linux's /proc/self/statm), None where it cannot be read."""
-    import os
-
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def release_when_grown(above_mb: float, growth_mb: float = RELEASE_GROWTH_MB) -> Callable[[], None]:
-    """A callback that runs ``release_compiled_programs`` when this process's resident memory exceeds ``above_mb`` and
-    has grown by more than ``growth_mb`` since the last release (or since the callback was made); nothing where the
-    memory cannot be read (``resident_mb``). The growth condition keeps a process that starts large (the report run
-    inside a bigger program) from releasing at every call.
-
-    Every program JAX compiles stays in memory while its function lives: ≈ 1.4 MB even for a one-operation program
-    (XLA's CPU executable; measured session 33), and a warm report makes ≈ 770 of them (1.9 GB with none dropped).
-    Dropped, the ones a later section or claim shares are reloaded from the disk cache and retraced (≈ 15 ms each).
-    The report calls this between sections, after each claim and inside the time-domain section."""
-    base = [resident_mb()]
-
-    def after() -> None:
-        now = resident_mb()
-        if now is not None and base[0] is not None and now > above_mb and now - base[0] > growth_mb:
-            release_compiled_programs()
-            base[0] = resident_mb()
-
-    return after
-
-
-def release_freed_heap() -> None:
-    """Hand the C heap's freed pages back to the system (glibc ``malloc_trim``; elsewhere nothing): XLA's freed
-    programs and buffers otherwise stay resident, so every section started from the last one's peak."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-    except OSError:
-        libc = None
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
-
-
 def write_report(
     out_dir: str | Path = "prismpic-report",
     params: dict | None = None,
@@ -554,7 +493,7 @@ def write_report(
 
     with atomic_dir(out_dir) as work:
         ctx = ReportContext(params=params or {}, workdir=work, platform=preset,
-                            release=release_when_grown(RELEASE_ABOVE_MB))
+                            release=program_memory.release_when_grown(RELEASE_ABOVE_MB, RELEASE_GROWTH_MB))
         report: dict = {"prismpic_version": __import__("prismpic").__version__, "timings_s": {},
                         "platform_preset": presets.record(preset),
                         "sections_left_out": [name for name, _ in SECTIONS if name not in run]}
