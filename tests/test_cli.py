@@ -77,6 +77,28 @@ def test_report_schema(report_dir):
     assert len(tuning) == 1 and tuning[0]["modeled"] == td["weight_update"]["settling_time_ps"]  # one simulation
 
 
+def test_report_shows_the_rings_loss_by_cause_and_what_its_model_counts(report_dir):
+    """The ring's loss budget in the report: the causes add up to the total; Q_i = 2π n_g/(λ α) with α the total in
+    1/µm (the textbook relation, with the report's own n_g and resonance); the ring model's Q_i (its spectrum's
+    Airy inversion) is the same budget without the electrodes' gold, which the model leaves out; the page says so."""
+    import math
+
+    data = json.loads((report_dir / "report.json").read_text())
+    ring, b = data["ring"], data["ring"]["loss_budget"]
+    causes = ("absorption_db_per_cm", "scattering_db_per_cm", "bend_db_per_cm", "metal_db_per_cm")
+    assert sum(b[k] for k in causes) == pytest.approx(b["total_db_per_cm"], rel=1e-12)
+    assert all(b[k] > 0 for k in causes) and b["wl_um"] == pytest.approx(ring["resonance_nm"] * 1e-3)
+    alpha = b["total_db_per_cm"] * math.log(10) / 10 * 1e-4  # 1/µm
+    assert b["q_intrinsic"] == pytest.approx(2 * math.pi * ring["ng"] / (b["wl_um"] * alpha), rel=1e-3)
+    assert b["typed_loss_db_per_cm"] is None  # the default report's ring takes its loss from physics
+    assert ring["q_intrinsic"] == pytest.approx(b["q_intrinsic_without_metal"], rel=1e-4)
+    assert b["q_intrinsic"] < ring["q_intrinsic"]
+    qs = [c["q_intrinsic"] for c in b["roughness_corners"].values()]
+    assert min(qs) < b["q_intrinsic"] < max(qs)
+    page = (report_dir / "report.html").read_text()
+    assert "Ring loss by cause" in page and "the ring model counts absorption, scattering and bend" in page
+
+
 def test_claims_filter_and_unknown_id():
     from prismpic.analysis.ledger.claim_texts import claim_text
 

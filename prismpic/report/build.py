@@ -172,9 +172,29 @@ def _ring(ctx: ReportContext) -> dict:
                            "fwhm_nm": analysis.fwhm_nm, "q_loaded": analysis.q_loaded,
                            "q_intrinsic": analysis.q_intrinsic},
         "critical_gap_um": _critical_gap(ring),
+        "loss_budget": ring_loss_budget_summary(ring, wl0),
         "process_spread": _ring_process_spread(ctx, kind, ring),
         "params": ring,
     }
+
+
+def ring_loss_budget_summary(ring: dict, wl: float) -> dict:
+    """The ring's loss by cause from physics at ``wl`` (µm; ``components.loss_budget``: LN absorption, sidewall
+    scattering, bend radiation, the tuning electrodes' gold) and over the roughness corners, beside what the ring
+    model counts: the model leaves the gold out (full-vector solves, not a term it can trace), or uses the typed
+    ``loss_db_per_cm`` of ``ring`` (model keyword arguments) in place of absorption and scattering."""
+    from prismpic.components.loss_budget import budget_over_roughness, ring_loss_budget
+    from prismpic.components.ring_design import RingDesign
+
+    design = RingDesign.from_params(ring)
+    budget = ring_loss_budget(design, wl)
+    guided = budget.total_db_per_cm - budget.metal_db_per_cm
+    return {**budget.as_dict(), "wl_um": wl, "typed_loss_db_per_cm": design.loss_db_per_cm,
+            # Q_i scales as 1/α: the same budget without the gold, as the model counts it when its loss is physics
+            "q_intrinsic_without_metal": budget.q_intrinsic * budget.total_db_per_cm / guided,
+            "roughness_corners": {name: {"sigma_nm": b.roughness.sigma_nm, "correlation_nm": b.roughness.correlation_nm,
+                                         "total_db_per_cm": b.total_db_per_cm, "q_intrinsic": b.q_intrinsic}
+                                  for name, b in budget_over_roughness(budget, design, wl).items()}}
 
 
 def _ring_process_spread(ctx: ReportContext, kind: str, ring: dict) -> dict:

@@ -278,6 +278,8 @@ def _ring(ring: dict) -> list[dict]:
             f"Q_L {fmt(check.get('q_loaded'))}"
             + (f", Q_i {fmt(check['q_intrinsic'])} (through and drop inverted in the regime the design fixes)"
                if check.get("q_intrinsic") is not None else "") + ".")})
+    if ring.get("loss_budget"):
+        blocks += _loss_budget(ring["loss_budget"], ring.get("q_intrinsic"))
     if ps.get("corners"):
         blocks.append({"kind": "plot", "name": "ring_corners"})
         cols = (("q_loaded", ""), ("extinction_db", "dB"), ("fsr_nm", "nm"), ("fwhm_nm", "nm"),
@@ -286,6 +288,24 @@ def _ring(ring: dict) -> list[dict]:
         blocks.append(table("Ring at each process corner (FSR = λ_r²/(n_g L) at the corner's resonance λ_r)",
                             ["corner", "Q_L (dimensionless)", "ER", "FSR", "FWHM", "critical gap"], rows))
     return blocks
+
+
+def _loss_budget(b: dict, q_model) -> list[dict]:
+    causes = (("LN absorption", "absorption_db_per_cm"), ("sidewall scattering", "scattering_db_per_cm"),
+              ("bend radiation", "bend_db_per_cm"), ("tuning electrodes' gold", "metal_db_per_cm"),
+              ("total", "total_db_per_cm"))
+    rows = [[name, fmt(b[key], "dB/cm")] for name, key in causes] + [["Q_i", fmt(b["q_intrinsic"])]]
+    counted = (f"the ring model counts absorption, scattering and bend (Q_i {fmt(q_model)} above; "
+               f"{fmt(b['q_intrinsic_without_metal'])} from this budget without the gold)"
+               if b.get("typed_loss_db_per_cm") is None else
+               f"the ring model uses the typed {fmt(b['typed_loss_db_per_cm'], 'dB/cm')} plus bend radiation instead")
+    spread = ", ".join(f"{name} {fmt(c['q_intrinsic'])}" for name, c in (b.get("roughness_corners") or {}).items())
+    return [table(f"Ring loss by cause at {fmt(b['wl_um'] * 1e3, 'nm', 5)}, from physics (prismpic loss)",
+                  ["cause", "loss"], rows),
+            {"kind": "text", "text": f"The gold is the electrodes' full-vector absorption; {counted}. Q_i over "
+                                     f"the sidewall roughness corners (σ {fmt(b['sigma_nm'], 'nm')}, L_c "
+                                     f"{fmt(b['correlation_nm'], 'nm')} nominal): {spread}. Couplers' excess loss: "
+                                     f"{fmt(b['coupler_db_per_pass'], 'dB')} per pass (typed)."}]
 
 
 WL_SIG = 5  # channel wavelengths to 0.1 nm (1528.4 nm): channels 1.6 nm apart
