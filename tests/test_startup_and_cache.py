@@ -188,3 +188,32 @@ def test_mode_echoes_its_geometry_and_names_the_propagation_direction(monkeypatc
     assert neff[0] < neff[1]
     res = runner.invoke(app, ["mode", "--radius", "30"])
     assert "bend radius 30 µm" in res.stdout
+
+
+def test_a_second_info_of_the_same_cell_reads_the_catalog_and_prints_the_same(tmp_path):
+    """``info`` keeps its result in the user cache's catalog (``catalog.cached_cell_info``): in a fresh process
+    with that cache a second ``info`` of the same cell and settings prints the same text and JSON without importing
+    gdsfactory or JAX (the cell built, its model traced and its DRC run once); bad input is refused at every call,
+    never kept."""
+    env = {user_cache.ENV: str(tmp_path / "cache")}
+
+    def info(*args: str) -> str:
+        code = ("import sys\nfrom prismpic.cli import app\n"
+                f"try:\n    app(['info', 'directional_coupler', *{list(args)!r}])\n"
+                "except SystemExit as e:\n    print('EXIT', e.code)\n"
+                "print('MODULES', 'jax' in sys.modules, 'gdsfactory' in sys.modules)")
+        return run_python(code, env)
+
+    first, second = info("--set", "gap=0.31"), info("--set", "gap=0.31")
+    assert "MODULES True True" in first and "MODULES False False" in second, (first[-200:], second[-200:])
+    assert first.split("MODULES")[0] == second.split("MODULES")[0] and "0.31" in first
+    as_json = info("--set", "gap=0.31", "--json")  # the same entry, printed as JSON
+    assert "MODULES False False" in as_json
+    data = json.loads(as_json.split("EXIT")[0])
+    assert data["settings"]["gap"] == 0.31 and data["model"]["ports"] == ["o1", "o2", "o3", "o4"]
+    entries = sorted(p.name for p in (tmp_path / "cache").rglob("info-*.json"))
+    assert len(entries) == 1
+    for _ in range(2):
+        bad = info("--set", "gap=-0.31")
+        assert "EXIT 2" in bad  # the one-line message goes to stderr
+    assert sorted(p.name for p in (tmp_path / "cache").rglob("info-*.json")) == entries
