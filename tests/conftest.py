@@ -100,10 +100,11 @@ def report_ledger(report_dir):
 
 # A worker runs about half the suite in one process and keeps every program it compiled (``prismpic.program_memory``):
 # ≈ 27,000 memory maps and 4 GB after the component and circuit tests alone, and one worker aborted inside XLA near the
-# end of a full run when the kernel refused a new map (65,530 per process). Released when the worker has grown by
-# RELEASE_STEP_MB past RELEASE_ABOVE_MB, or every MAP_CHECK_EVERY tests when it holds 40 % of the kernel's map limit;
-# later tests reload what they share from the run's compilation cache.
-RELEASE_ABOVE_MB, RELEASE_STEP_MB, MAP_CHECK_EVERY = 2500.0, 1000.0, 20
+# end of a full run when the kernel refused a new map (65,530 per process). Released every MAP_CHECK_EVERY tests when it
+# holds 40 % of the kernel's map limit, or when it has grown by RELEASE_STEP_MB past RELEASE_ABOVE_MB (two workers
+# within the machine's 24 GB); later tests reload what they share from the run's compilation cache. A release costs
+# 2–4 CPU-s and the reloads after it more: at 2.5 GB and every 1 GB more a worker released 16 times a run.
+RELEASE_ABOVE_MB, RELEASE_STEP_MB, MAP_CHECK_EVERY = 6000.0, 2000.0, 20
 _RELEASE = {}
 
 
@@ -115,8 +116,8 @@ def _bounded_programs():
         _RELEASE.update(after=program_memory.release_when_grown(RELEASE_ABOVE_MB, RELEASE_STEP_MB), tests=0)
     yield
     _RELEASE["tests"] += 1
-    if _RELEASE["tests"] % MAP_CHECK_EVERY == 0 and program_memory.near_map_limit():
-        program_memory.release_compiled_programs()
+    if _RELEASE["tests"] % MAP_CHECK_EVERY == 0:
+        program_memory.release_near_map_limit()
     _RELEASE["after"]()
 
 

@@ -37,3 +37,21 @@ def test_the_map_count_and_the_limit_are_the_kernels():
     limit = pm.map_limit()
     assert limit is not None and limit > smaps
     assert pm.near_map_limit(smaps / limit / 2) and not pm.near_map_limit(1.0)
+
+
+def test_a_batch_releases_before_a_fit_only_near_the_map_limit(tmp_path, monkeypatch):
+    """``calibration.batch.fit_device`` (serial and on each Dask worker) releases the compiled programs before a fit
+    when the process holds 40 % of the map limit, and not otherwise (a file with too few points: no fit runs)."""
+    from prismpic.analysis.calibration import batch, calibrate_ring_csv
+
+    path = tmp_path / "D+0+0.csv"
+    path.write_text("wavelength_nm,through\n1550.0,0.5\n1550.1,0.4\n")
+    device = batch.Device(0, str(path), path.name, "D+0+0")
+    released, near = [], [True]
+    monkeypatch.setattr(pm, "near_map_limit", lambda fraction=pm.MAP_LIMIT_FRACTION: near[0])
+    monkeypatch.setattr(pm, "release_compiled_programs", lambda: released.append(1))
+    assert batch.fit_device(device, calibrate_ring_csv, {"radius": 20.0}).status == "bad_input"
+    assert released == [1]
+    near[0] = False
+    assert batch.fit_device(device, calibrate_ring_csv, {"radius": 20.0}).status == "bad_input"
+    assert released == [1]

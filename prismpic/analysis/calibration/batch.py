@@ -51,7 +51,7 @@ from concurrent.futures import CancelledError  # the base of Dask's FutureCancel
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prismpic import program_cache, user_cache
+from prismpic import program_cache, program_memory, user_cache
 from prismpic.analysis.measurements import decode_text, read_spectrum_csv
 from prismpic.fileio import jsonable
 
@@ -323,8 +323,8 @@ def fit_device(device: Device, fit: Callable, fit_kwargs: dict, reuse_programs: 
     """``fit(path, **fit_kwargs)`` of ``device``'s file as a ``DeviceResult`` (fitted, failed or bad input);
     never raises for an exception of the fit (``failure_of`` accounts for it). ``reuse_programs``: inside
     ``program_cache.enabled()`` (a cluster's worker then reads the programs its caller exported)."""
-    t0 = time.perf_counter()
-    digest = file_digest(device.path)
+    program_memory.release_near_map_limit()  # a worker fitting spectra of many lengths keeps each one's programs
+    t0, digest = time.perf_counter(), file_digest(device.path)
     try:
         with program_cache.enabled() if reuse_programs else contextlib.nullcontext():
             cal = fit(device.path, **fit_kwargs)
