@@ -121,6 +121,19 @@ def _bounded_programs():
     _RELEASE["after"]()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture wider than one test (module, class, session) is set up before the test's own ``_reused_programs``
+    opens, so it would trace and lower every program anew (a module's six ring fits: 28 of their 38 s); it runs on
+    the exported programs too. Such a fixture cannot ask for ``monkeypatch``, which is function-scoped."""
+    if fixturedef.scope == "function":
+        return (yield)
+    from prismpic import program_cache
+
+    with program_cache.enabled():
+        return (yield)
+
+
 @pytest.fixture(autouse=True)
 def _reused_programs(request):
     """Every test runs as the CLI runs, on the exported programs (``program_cache``) a previous run or test left,

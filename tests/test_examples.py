@@ -2,6 +2,7 @@
 only where they are told (the current folder or ``--out``), never into the source tree; the README shows only
 commands that exist and links only to files in the repository."""
 
+import contextlib
 import importlib.util
 import math
 import re
@@ -29,11 +30,13 @@ def _docs_tree() -> dict:
 
 
 @pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    """Run in an empty current folder; the source tree must be as it was afterwards."""
+def in_tmp(tmp_path):
+    """Run in an empty current folder; the source tree must be as it was afterwards. ``contextlib.chdir``, not
+    ``monkeypatch.chdir``: a test that asks for ``monkeypatch`` runs without the exported programs (conftest), and
+    the current folder is not in a program's key (these tests took 2× as long)."""
     before = _docs_tree()
-    monkeypatch.chdir(tmp_path)
-    yield tmp_path
+    with contextlib.chdir(tmp_path):
+        yield tmp_path
     assert _docs_tree() == before, "an example wrote into the source tree"
 
 

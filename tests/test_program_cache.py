@@ -189,9 +189,10 @@ with program_cache.enabled():
 
 def test_the_ledgers_channel_simulations_run_again_on_the_cache_they_wrote(tmp_path):
     """A warm cache must not crash a run: the channel optics' exported program, read back, crashed XLA:CPU with a
-    segfault in the second process (session 24); the same two simulations, two processes on one fresh cache folder
-    (the first writes the programs and their executables, the second reads both), exit 0 and print the same
-    numbers."""
+    segfault in the second process (session 24: the LAPACK kernels its state-space solve calls were not loaded,
+    ``program_cache`` loads them first now); the channel optics are reused again since session 44. The same two simulations,
+    two processes on one fresh cache folder (the first writes the programs and their executables, the second reads
+    both), exit 0 and print the same numbers."""
     import os
     import subprocess
     import sys

@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.fileio import save_figure_atomic, write_atomic
 
 QUANTITIES = ("power", "db", "phase", "real", "imag", "value")
@@ -477,7 +478,8 @@ def _numeric(v) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _compiled(fn, names, static, output, quantity, gidx, batch_size, no_wl):
-    """jit(points, wl, traced fixed → (values, grads)) for one sweep structure (cached across calls)."""
+    """jit(points, wl, traced fixed → (values, grads)) for one sweep structure (cached across calls; its program
+    reused across runs, ``program_cache``: tracing a model under ``jacfwd`` and ``lax.map`` costs seconds)."""
     static = dict(static)
 
     def run(stacked, wl, traced):
@@ -496,7 +498,7 @@ def _compiled(fn, names, static, output, quantity, gidx, batch_size, no_wl):
 
         return jax.lax.map(per_point, stacked, batch_size=batch_size)
 
-    return jax.jit(run)
+    return program_cache.reuse(run)
 
 
 def ring_sweep_throughput(n_gaps: int = 100, n_wl: int = 1001, repeats: int = 3) -> dict:

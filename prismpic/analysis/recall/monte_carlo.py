@@ -46,6 +46,7 @@ fixed-size chunks and sharded over a 1-D mesh of ``jax.devices()``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -56,6 +57,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from prismpic import program_cache
 from prismpic.analysis.recall import counter_rng, planted
 from prismpic.analysis.recall import kernel as kern
 from prismpic.checks import check_nonnegative, check_positive, check_range
@@ -369,6 +371,13 @@ def _auto_chunk(st: kern.Static) -> int:
     return int(np.clip(2**19 // (st.n_blocks * st.d), 1, 4096))  # ≈ 16 states: intermediates stay in cache
 
 
+@functools.lru_cache(maxsize=64)
+def _reused_run(st: kern.Static):
+    """``kern.run_states`` at ``st``, its program reused across runs (``program_cache``: a study's first run in a
+    new process traces and lowers it, ≈ 1 CPU-s a shape family, otherwise)."""
+    return program_cache.reuse(functools.partial(kern.run_states, st=st))
+
+
 def _run(config, key, signatures, queries, reference, devices, paths, chunk_states, progress, want):
     st, bank, p = _prepare(config, signatures, queries, reference, paths, want)
     devices = list(jax.devices() if devices is None else devices)
@@ -383,9 +392,10 @@ def _run(config, key, signatures, queries, reference, devices, paths, chunk_stat
     key64 = jax.device_put(jnp.uint64(counter_rng.key_to_u64(key)), rep)
     bank, p = jax.device_put(bank, rep), jax.device_put(p, rep)
     pieces, shards = [], 1
+    run = _reused_run(st) if n_dev == 1 else functools.partial(kern.run_states_jit, st=st)
     for start in range(0, n_states, chunk):
         idx = jax.device_put(np.arange(start, start + chunk, dtype=np.uint64), by_state)
-        out = kern.run_states_jit(key64, idx, bank, p, st=st)
+        out = run(key64, idx, bank, p)
         first = jax.tree.leaves(out)[0]
         shards = max(shards, len({str(sh.index) for sh in first.addressable_shards}))
         pieces.append(jax.tree.map(np.asarray, out))

@@ -218,8 +218,7 @@ def query_latency(d: int = 32, symbol_rate_hz: float = 5e9, n_channels: int = 10
     sym = np.zeros((st.wl.size, n_sym))
     sym[:, n_sym // 2:] = 1.0
     volts = np.zeros(st.wl.size)  # every ring on its wavelength: the largest drop signal
-    # jitted, not reused across runs: the channel optics' exported program read back crashes (``receiver_snr``)
-    y = np.asarray(jax.jit(lambda s, v: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
+    y = np.asarray(program_cache.reuse(lambda s, v: simulate.query_waveforms(st, s, v)["current_a"])(sym, volts))
     edge = n_sym // 2 * st.samples_per_symbol
     half = 0.5 * (y[edge - 1] + y[-1])
     after = np.flatnonzero(np.sign(y[edge:] - half) == np.sign(y[-1] - half))
@@ -299,9 +298,7 @@ def receiver_snr(setup: simulate.ChannelSetup, received_power_w: float = S1_12_R
     st = dataclasses.replace(setup, front=dataclasses.replace(setup.front, power_w=received_power_w / per_watt))
     rng = np.random.default_rng(seed)
     sym = rng.uniform(0.0, 1.0, (st.wl.size, n_symbols))
-    # jitted, not reused across runs: its exported program read back crashes XLA:CPU (a segfault on the next
-    # transfer; reproduced with `claims_context.simulated_snr` on a cache it wrote itself, session 24)
-    optics = jax.jit(lambda s, v: simulate.channel_optics(st, s, v))(sym, volts)
+    optics = program_cache.reuse(lambda s, v: simulate.channel_optics(st, s, v))(sym, volts)
     key = jax.random.PRNGKey(seed)
 
     @program_cache.reuse
