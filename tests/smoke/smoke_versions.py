@@ -177,6 +177,10 @@ def main() -> int:
     import traceback
 
     print("python " + sys.version.split()[0] + ", " + ", ".join(f"{k} {v}" for k, v in installed_versions().items()))
+    if os.environ.get("PRISMPIC_CACHE_DIR"):  # CI keeps this folder between runs: compile once per version set
+        from prismpic import user_cache
+
+        print(f"compilation cache: {user_cache.enable_compilation_cache()}")
     failed = skipped = 0
     t_all = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="prismpic-smoke-") as tmp:
