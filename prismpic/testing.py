@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic import program_cache
 from prismpic.components.model_signature import cell_defaults
 from prismpic.lazy_imports import sax
 
@@ -138,7 +139,7 @@ def _jitted_s(model: Callable, static: dict) -> Callable:
     except TypeError:
         return jax.jit(f)
     if key not in _JITTED:
-        _JITTED[key] = jax.jit(f)
+        _JITTED[key] = program_cache.reuse(f)  # inside ``program_cache.enabled()``: read back, not traced again
     return _JITTED[key]
 
 
@@ -166,27 +167,25 @@ def check_gradients(
     wl = jnp.linspace(1.54, 1.56, 7) if wl is None else wl
     names = tuple(values)
     x0 = jnp.asarray([float(values[n]) for n in names])
-    weights = {}  # S's shape -> the fixed complex weights c, made while S is traced (one trace of the model)
-
     def f(x):
         s, _ = s_matrix(model(wl=wl, **params, **dict(zip(names, x, strict=True))))
-        if s.shape not in weights:
-            rng = np.random.default_rng(0)
-            weights[s.shape] = rng.normal(size=s.shape) + 1j * rng.normal(size=s.shape)
-        return jnp.sum(jnp.real(s * jnp.asarray(weights[s.shape])))
+        rng = np.random.default_rng(0)  # the fixed complex weights c, made from S's shape while S is traced
+        c = jnp.asarray(rng.normal(size=s.shape) + 1j * rng.normal(size=s.shape))
+        return jnp.sum(jnp.real(s * c)), jnp.sum(jnp.abs(c))
 
-    value_and_grad = jax.jit(jax.value_and_grad(f))  # one program for the gradient and the differences
+    # one program for the gradient and the differences (reused across runs inside ``program_cache.enabled()``)
+    value_and_grad = program_cache.reuse(jax.value_and_grad(f, has_aux=True))
 
     def value(x):
-        return value_and_grad(x)[0]
+        return value_and_grad(x)[0][0]
 
-    g = np.asarray(value_and_grad(x0)[1])
-    (c,) = weights.values()
+    (_, c_sum), g = value_and_grad(x0)
+    g, c_sum = np.asarray(g), float(c_sum)
     out = {}
     for i, name in enumerate(names):
         h = rel_step * max(abs(float(x0[i])), 1e-3)
         fd = float((value(x0.at[i].add(h)) - value(x0.at[i].add(-h))) / (2 * h))
-        scale = max(abs(fd), abs(g[i]), 1e-8 * float(jnp.sum(jnp.abs(c))))
+        scale = max(abs(fd), abs(g[i]), 1e-8 * c_sum)
         assert abs(g[i] - fd) <= rtol * scale + 1e-9, (
             f"{_name(model)}: d/d{name} autodiff {g[i]:.9g} vs finite difference {fd:.9g} at {name}={float(x0[i])}"
         )
