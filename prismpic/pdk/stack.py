@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prismpic.checks import check_choice, check_positive, check_range, concrete
-
 if TYPE_CHECKING:  # gdsfactory loads only when a LayerStack is built: the constants below stay cheap to import
     from gdsfactory.technology import LayerStack
 
@@ -37,6 +35,8 @@ LOSS_DB_PER_CM = None
 
 def check_film(film_thickness: float, etch_depth: float) -> None:
     """Raise ValueError unless 0 < etch_depth < film_thickness."""
+    from prismpic.checks import check_positive, check_range, concrete  # NumPy: not at import (``--version``)
+
     check_positive("film_thickness", film_thickness, unit="µm")
     film = concrete(film_thickness)
     if film is not None and film.ndim == 0:
@@ -54,6 +54,7 @@ def get_layer_stack(film_thickness: float = FILM_THICKNESS, etch_depth: float = 
     """
     from gdsfactory.technology import LayerLevel, LayerStack, LogicalLayer
 
+    from prismpic.checks import check_choice, check_range
     from prismpic.pdk.layers import LAYER
 
     check_film(film_thickness, etch_depth)
