@@ -11,7 +11,8 @@ It needs nothing beyond prismpic's own dependencies (no pytest), and runs two wa
 The checks: import prismpic; build a cell and write its GDS (read back with KLayout); a small netlist through
 ``sax.circuit`` with ``prismpic.get_pdk().models`` against the structured fast model; one report section; and,
 when gdsfactory foundry PDKs (cspdk, lnoi400) are installed, a prismpic cell built while each is active (an
-installed one whose ``PDK`` does not import fails the check; it skips only when none is installed).
+installed one whose ``PDK`` does not import fails the check; it skips only when none is installed); and the
+compilation cache the CLI turns on, stored by one process and read by the next without a warning.
 """
 
 from __future__ import annotations
@@ -129,6 +130,40 @@ def test_cell_beside_foundry_pdk():
         print(f"  beside {dist} {metadata.version(dist)}: PDK {pdk.name!r} active, prismpic cell {ring.name} built")
 
 
+# run twice in fresh processes: the first compiles and stores, the second must read what the first stored
+CACHE_PROBE = """
+import json, sys, warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as seen:
+    from prismpic import user_cache
+    folder = user_cache.enable_compilation_cache()
+    import jax, jax.numpy as jnp
+    x = jax.jit(lambda a: jnp.sin(a) @ jnp.cos(a).T)(jnp.ones((3, 3)))
+    x.block_until_ready()
+print(json.dumps({"folder": str(folder), "warnings": [str(w.message) for w in seen]}))
+"""
+
+
+def test_compilation_cache_stores_and_reads(tmp_path: Path):
+    """JAX's persistent compilation cache, as the CLI turns it on (``user_cache.enable_compilation_cache``), stores a
+    program and a new process reads it back, with no warning either time: on an install without ``filelock`` JAX
+    warned at every lookup and compiled everything again (``jax_compilation_cache_max_size`` needs it)."""
+    import json
+    import subprocess
+
+    env = dict(os.environ, PRISMPIC_CACHE_DIR=str(tmp_path / "compilation-cache-probe"))
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env, capture_output=True, text=True, check=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        stored = sorted(p.name for p in Path(runs[-1]["folder"]).iterdir() if p.name.startswith("jit_"))
+        runs[-1]["stored"] = stored
+    for run in runs:
+        assert not run["warnings"], run["warnings"]
+    assert runs[0]["stored"], "the first process stored no program"
+    assert runs[1]["stored"] == runs[0]["stored"], "the second process compiled again instead of reading"
+
+
 def foundry_pdks() -> dict:
     """The ``PDK`` object of each installed distribution in ``FOUNDRY_PDKS``, by distribution name. An installed
     distribution none of whose modules imports with a ``PDK`` is an error, not a silent skip."""
@@ -168,7 +203,7 @@ def skip(reason: str) -> None:
 
 
 CHECKS = (test_import_sets_float64, test_cell_writes_gds, test_netlist_through_sax_matches_fast_model,
-          test_report_section_platform, test_cell_beside_foundry_pdk)
+          test_report_section_platform, test_cell_beside_foundry_pdk, test_compilation_cache_stores_and_reads)
 
 
 def main() -> int:
