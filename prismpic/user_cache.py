@@ -114,11 +114,14 @@ def enable_compilation_cache() -> Path | None:
         for key, value in settings.items():
             jax.config.update(key, value)
     else:  # read by JAX when it is first imported; a variable the user set stands
+        # XLA's C++ log otherwise prints 2-3 lines per program it loads from any persistent cache ("Loading XLA:CPU
+        # AOT result ... could lead to execution errors such as SIGILL", for tuning flags of this very host); XLA
+        # reads the variable once, when JAX is imported, so a program that imported JAX first keeps its own setting
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
             return Path(os.environ["JAX_COMPILATION_CACHE_DIR"])
         for key, value in settings.items():
             os.environ[key.upper()] = str(value)
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     return folder
 
 

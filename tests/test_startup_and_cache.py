@@ -94,6 +94,23 @@ def test_results_identical_with_and_without_the_compilation_cache(tmp_path):
     assert cold[-1] == warm[-1] == off[-1]  # bit for bit
 
 
+
+def test_a_jax_cache_folder_the_user_set_stands_and_loads_quietly(tmp_path):
+    """A ``JAX_COMPILATION_CACHE_DIR`` the user set is the one used; the process that reads programs back from it
+    prints nothing of XLA's C++ log (it printed two lines per program: "Loading XLA:CPU AOT result ... SIGILL")."""
+    base = {k: v for k, v in os.environ.items() if not (k.startswith("JAX_") and "CACHE" in k)}
+    base.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    env = {**base, user_cache.ENV: str(tmp_path / "cache"), "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "mine"),
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+    code = "from prismpic import user_cache\nuser_cache.enable_compilation_cache()\n" + RING_S  # as the CLI: before JAX
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    assert runs[0].stdout.splitlines()[0] == str(tmp_path / "mine") and list((tmp_path / "mine").glob("*-cache"))
+    assert runs[0].stdout == runs[1].stdout
+    assert "XLA:CPU" not in runs[1].stderr and "pjrt" not in runs[1].stderr, runs[1].stderr[-2000:]
+
+
 def test_a_folder_prismpic_did_not_make_is_neither_used_nor_cleared(tmp_path, monkeypatch):
     mine = tmp_path / "mine"
     (mine / "jax" / "cpu-0123").mkdir(parents=True)
