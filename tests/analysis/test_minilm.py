@@ -140,3 +140,16 @@ def test_the_model_runs_apart_and_its_arrays_equal_the_in_process_run(tmp_path):
         assert np.array_equal(apart[name], here[name]), name
     with pytest.raises(ValueError, match="n_windows = 100000 is outside the valid range"):
         minilm.document_arrays_apart(minilm.python_docs_text(), True, **dict(args, n_windows=100000))
+
+
+def test_a_window_count_the_text_cannot_hold_is_refused_before_the_model_loads(monkeypatch):
+    """The valid range of ``n_windows`` depends on the text's token count, so the tokenizer runs; the model (≈ 6 CPU-s
+    more of imports) does not."""
+    def no_model():
+        raise AssertionError("the model loaded to refuse an argument")
+
+    monkeypatch.setattr(minilm, "load_model", no_model)
+    args = dict(window_tokens=64, block_size=16, questions=[QUESTION], needles=[NEEDLE], query_tokens="content",
+                n_doc_queries=4)
+    with pytest.raises(ValueError, match=r"n_windows = 100000 is outside the valid range \[1, \d+\]"):
+        minilm.document_arrays(minilm.python_docs_text(), True, n_windows=100000, **args)

