@@ -101,13 +101,14 @@ def test_bend_pair_brackets_the_decoupled_te_index_where_the_straight_index_sear
 
 def test_a_build_on_one_node_grids_holds_the_solves_it_was_assembled_from(tmp_path, monkeypatch):
     """The build's bookkeeping (jobs, blocks, reuse), not the meshes' accuracy (``test_tables.py``,
-    ``test_dispersion.py``): the straight blocks are solved once at the default mesh and the TM0/TE1 pair from 40 and
-    30 nm steps instead of Richardson pairs down to 15 nm (50 -> 19 s)."""
+    ``test_dispersion.py``): the straight blocks are solved once at a 50 nm step, the TM0/TE1 pair and the bend pair's
+    mesh correction from 50 and 40 nm steps, instead of Richardson pairs down to 15 nm (50 -> 15 s)."""
     def one_node(grid, keep=("wl",)):
         return {k: (v if k in keep else (*v[:2], 1)) for k, v in grid.items()}
 
-    monkeypatch.setattr(tb, "STRAIGHT_STEPS", {"sio2": {"te": None, "tm": None}})
-    monkeypatch.setattr(tb, "TM_STEPS", (0.04, 0.03))
+    monkeypatch.setattr(tb, "STRAIGHT_STEPS", {"sio2": {"te": (0.05,), "tm": (0.05,)}})
+    monkeypatch.setattr(tb, "TM_STEPS", (0.05, 0.04))
+    monkeypatch.setattr(tb, "PAIR_MESH_STEPS", (0.05, 0.04))
     te, tm = one_node(tb.STRAIGHT_TE), one_node(tb.STRAIGHT_TM)
     monkeypatch.setattr(tb, "CLADDINGS", ("sio2",))
     monkeypatch.setattr(tb, "BEND_CLADDINGS", ("sio2",))
