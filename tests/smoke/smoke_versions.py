@@ -151,12 +151,15 @@ def test_compilation_cache_stores_and_reads(tmp_path: Path):
     import json
     import subprocess
 
-    env = dict(os.environ, PRISMPIC_CACHE_DIR=str(tmp_path / "compilation-cache-probe"))
+    # without the JAX cache variables this process may have set (main): the probes use their own folder
+    env = {k: v for k, v in os.environ.items() if not (k.startswith("JAX_") and "CACHE" in k)}
+    env["PRISMPIC_CACHE_DIR"] = str(tmp_path / "compilation-cache-probe")
     runs = []
     for _ in range(2):
         out = subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env, capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        stored = sorted(p.name for p in Path(runs[-1]["folder"]).iterdir() if p.name.startswith("jit_"))
+        assert Path(runs[-1]["folder"]).is_relative_to(tmp_path), runs[-1]["folder"]
+        stored = sorted(p.name for p in Path(runs[-1]["folder"]).glob("jit_*-cache"))
         runs[-1]["stored"] = stored
     for run in runs:
         assert not run["warnings"], run["warnings"]
