@@ -154,11 +154,15 @@ def check_output_dir(path, what: str = "out", *, need_bytes: float = 0) -> Path:
 def _new_temp(path: Path, *, folder: bool = False, kind: str = "tmp", suffix: str = "") -> Path:
     """Create a temporary beside ``path`` (a file 0600 or a folder 0700, never an existing entry) and register it."""
     tmp = path.parent / temporaries.temp_name(path.name, kind, suffix)
-    if folder:
-        os.mkdir(tmp, 0o700)
-    else:
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-    temporaries.register(tmp, kind)
+    temporaries.register(tmp, kind)  # before it exists: a stop landing just after it is made still finds it
+    try:
+        if folder:
+            os.mkdir(tmp, 0o700)
+        else:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        temporaries.release(tmp)
+        raise
     return tmp
 
 

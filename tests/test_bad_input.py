@@ -431,6 +431,33 @@ def test_sigterm_and_sigkill_during_report(tmp_path):
     assert leftovers(tmp_path) == [] and json.loads((out / "report.json").read_text()) == {"old": True}
 
 
+def test_a_stop_landing_just_after_a_temporary_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """A signal reaches the command at an arbitrary bytecode; one landing after the hidden folder is made and before
+    ``atomic_dir`` enters its body used to leave the folder behind (seen once in CI, in the SIGTERM test above).
+    Here the stop is raised from inside ``os.mkdir`` right after the folder exists: exit 128 + 15, nothing left."""
+    import typer
+
+    from prismpic.cli.common import Terminated, cli_errors
+
+    real_mkdir = os.mkdir
+
+    def mkdir_then_stop(path, mode=0o777, **kwargs):
+        real_mkdir(path, mode, **kwargs)
+        if Path(path).name.startswith(".rep."):
+            raise Terminated(signal.SIGTERM)
+
+    @cli_errors
+    def write(out: Path):
+        with fileio.atomic_dir(out) as work:
+            (work / "report.json").write_text("{}")
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_stop)
+    with pytest.raises(typer.Exit) as stop:
+        write(out=tmp_path / "rep")
+    assert stop.value.exit_code == 128 + signal.SIGTERM
+    assert leftovers(tmp_path) == [] and not (tmp_path / "rep").exists()
+
+
 def _temp_of(folder: Path, target: str, kind: str, pid: int, suffix: str = "", host: str = temporaries.HOST_TAG):
     """The path of a temporary that process ``pid`` of ``host`` would have made for ``target`` (a valid mac)."""
     return folder / temporaries.temp_name(target, kind, suffix, pid=pid, host=host)

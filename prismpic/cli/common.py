@@ -174,9 +174,7 @@ def _stop_now(code: int, message: str) -> typing.NoReturn:
     started (a Dask LocalCluster), print the one line and exit at once."""
     import multiprocessing
 
-    from prismpic import temporaries
-
-    temporaries.abandon_live()
+    _abandon_temporaries()
     for child in multiprocessing.active_children():
         child.terminate()
     say(f"error: {message}", stderr=True)
@@ -222,6 +220,15 @@ def _run_interruptible(fn, args, kwargs):
     return box.get("value")
 
 
+def _abandon_temporaries() -> None:
+    """After a stop has unwound the command: remove any temporary it still holds. The stop is raised in the
+    command at an arbitrary bytecode, which may fall between a temporary's creation and the ``try`` that would
+    have removed it (an ``atomic_dir`` body not yet entered); the registry knows it (``temporaries.register``)."""
+    from prismpic import temporaries
+
+    temporaries.abandon_live()
+
+
 def _stopped_message(signum: int) -> str:
     if signum == signal.SIGINT:
         return "interrupted; outputs not written (temporary files removed)"
@@ -254,8 +261,10 @@ def cli_errors(fn):
         except OSError as e:  # a file the checks could not foresee (permissions changed, disk full, ...)
             _fail(_os_message(e, kwargs), 2)
         except Terminated as e:
+            _abandon_temporaries()
             _fail(_stopped_message(e.signum), 128 + e.signum)
         except KeyboardInterrupt:
+            _abandon_temporaries()
             _fail(_stopped_message(signal.SIGINT), 130)
         except Exception as e:  # noqa: BLE001  (a bug, not bad input: say so in one line)
             _fail(f"internal error ({type(e).__name__}: {e}); this is a bug in prismpic — rerun with "
