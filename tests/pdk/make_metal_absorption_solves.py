@@ -6,7 +6,7 @@ Each case is solved on uniform meshes of 20, 14 and 10 nm (the gold skin depth i
 dB/cm of each is stored, with the finest taken as the reference and the spread of the three as its error; and at
 20 nm with gold's relaxation time at the ends of its spread. The search starts from this file's own bare-rib solve.
 Run: ``python tests/pdk/make_metal_absorption_solves.py`` (a few minutes on one core); writes
-``tests/pdk/data/metal_absorption_solves.json``.
+``tests/pdk/data/metal_absorption_solves.json``; with the argument ``sides`` only its layouts without a mirror plane.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -69,7 +70,49 @@ def solve_case(case: dict, step: float, relaxation_fs: float = 14.0) -> float:
     return 10 / math.log(10) * 1e4 * 2 * (2 * math.pi / wl) * mode.neff.imag
 
 
+# layouts without a mirror plane, solved as drawn (no symmetry) on the mesh ``metal_absorption`` uses: the ring's
+# floating disk on one side of the default rib (1.5 µm, both crystal axes) and an unequal pair (1.0 and 1.3 µm)
+SIDES = ({"name": "one side, 1.5 µm, z", "left": 1.5, "right": None, "axis": "z"},
+         {"name": "one side, 1.5 µm, y", "left": 1.5, "right": None, "axis": "y"},
+         {"name": "unequal, 1.0 and 1.3 µm, z", "left": 1.0, "right": 1.3, "axis": "z"})
+DEFAULT_RIB = {"width": 1.4, "film": 0.6, "etch": 0.35, "angle": 76.5}
+
+
+def solve_sides(case: dict, step: float = 0.02) -> float:
+    """Loss (dB/cm) of the default rib's TE0 mode with gold on the slab ``left`` and ``right`` µm from its top edges
+    (None: no gold on that side), the whole cross-section solved (no mirror plane)."""
+    from prismpic.pdk.modesolver import solve_modes
+    from prismpic.pdk.ridge_geometry import Mesh
+
+    rib, far = DEFAULT_RIB, 50.0
+    near = [d for d in (case["left"], case["right"]) if d is not None]
+    mesh = Mesh(step=step, step_max=step, core_margin=0.3, pad_x=max(near) + 2.5, pad_below=1.5, pad_above=1.2,
+                pml=0.8)
+    geometry = dict(wl=WL, width=rib["width"], film_thickness=rib["film"], etch_depth=rib["etch"],
+                    sidewall_angle_deg=rib["angle"], cladding="sio2", crystal_axis=case["axis"], mesh=mesh,
+                    symmetry=None)
+    y0 = rib["film"] - rib["etch"]
+    metal = []
+    if case["right"] is not None:
+        metal.append((rib["width"] / 2 + case["right"], far, y0, y0 + METAL_THICKNESS))
+    if case["left"] is not None:
+        metal.append((-far, -rib["width"] / 2 - case["left"], y0, y0 + METAL_THICKNESS))
+    bare = solve_modes(**geometry, num_modes=1)[0].neff.real
+    modes = solve_modes(**geometry, num_modes=4, neff_guess=bare + 0.002, metal=tuple(metal))
+    te = [m for m in modes if m.te_fraction > 0.8]
+    mode = min(te, key=lambda m: abs(m.neff.real - bare))
+    return 10 / math.log(10) * 1e4 * 2 * (2 * math.pi / WL) * mode.neff.imag
+
+
+def side_rows() -> list[dict]:
+    return [{**case, **DEFAULT_RIB, "loss_db_per_cm": solve_sides(case)} for case in SIDES]
+
+
 def main() -> None:
+    if sys.argv[1:] == ["sides"]:  # only the layouts without a mirror plane, into the existing file
+        data = json.loads(OUT.read_text())
+        OUT.write_text(json.dumps({**data, "sides": side_rows()}, indent=1) + "\n")
+        return
     rows = []
     for case in CASES:
         start = time.process_time()
@@ -80,7 +123,7 @@ def main() -> None:
         print(case["name"], losses, rows[-1]["cpu_s"], "CPU-s")
     published = [{**case, "loss_db_per_cm": solve_case(case, STEPS[0])} for case in PUBLISHED]
     OUT.write_text(json.dumps({"wl_um": WL, "metal_thickness_um": METAL_THICKNESS, "cases": rows,
-                               "published": published}, indent=1) + "\n")
+                               "published": published, "sides": side_rows()}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
