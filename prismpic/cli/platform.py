@@ -79,11 +79,21 @@ def mode(
     console.print(table)
 
 
+LOSS_DEVICES = ("ring", "mzm", "phase_shifter")
+POCKELS_LENGTH_UM = {"mzm": 5000.0, "phase_shifter": 1000.0}  # the cells' default lengths
+
+
 @app.command()
 @cli_errors
 def loss(
+    device: Annotated[str, typer.Option(help="ring, mzm (push-pull) or phase_shifter")] = "ring",
     wl: Annotated[float, typer.Option(help="wavelength (µm)")] = 1.55,
-    radius: Annotated[float, typer.Option(help="ring radius (µm)")] = RING_RADIUS,
+    radius: Annotated[float | None, typer.Option(help=f"ring radius (µm; ring only, default {RING_RADIUS:g})")]
+    = None,
+    electrode_gap: Annotated[float | None, typer.Option(help="electrode edge-to-edge gap (µm; mzm and phase_shifter "
+                                                             "only, default 5, the cells')")] = None,
+    length: Annotated[float | None, typer.Option(help="section length for its loss in dB (µm; mzm and "
+                                                      "phase_shifter only, default the cell's)")] = None,
     width: Annotated[float, typer.Option(help="ridge top width, as drawn (µm)")] = RIDGE_WIDTH,
     sigma_nm: Annotated[float | None, typer.Option(help="RMS sidewall roughness (nm; default: calibrated to the "
                                                         "foundry rib, pdk/scattering.py)")] = None,
@@ -91,23 +101,41 @@ def loss(
     platform: Annotated[str | None, typer.Option("--platform", help=f"stack preset ({', '.join(platform_names())})")]
     = None,
 ):
-    """Print the ring's loss by cause from physics (absorption, sidewall scattering, bend radiation, the tuning
-    electrodes' gold) with its intrinsic Q, and the same over the process's roughness corners."""
-    from prismpic.components.loss_budget import budget_over_roughness, ring_loss_budget
-    from prismpic.components.ring_design import RingDesign
+    """Print a device's loss by cause from physics (absorption, sidewall scattering, bend radiation, the electrodes'
+    gold) and the same over the process's roughness corners: for the ring with its intrinsic Q, for an MZM arm or a
+    phase shifter between its electrodes with Vπ·L and Vπ·L·α (the voltage–loss figure)."""
+    from prismpic.checks import check_choice
     from prismpic.pdk import scattering
     from prismpic.pdk.platforms import get_platform
     from prismpic.pdk.ridge_stack import RidgeStack
 
+    check_choice("--device", device, LOSS_DEVICES)
+    ring = device == "ring"
+    for name, value in (("--radius", radius), ("--electrode-gap", electrode_gap), ("--length", length)):
+        if value is not None and (name == "--radius") != ring:
+            raise ValueError(f"{name} does not apply to --device {device}")
     rough = None if sigma_nm is None else scattering.Roughness(sigma_nm=sigma_nm, correlation_nm=correlation_nm)
     preset = get_platform(platform or "prismpic", "--platform").settings()
     ridge = RidgeStack.from_params({**preset, "width": width})
-    ring = RingDesign(radius=radius, electrode_height=preset["electrode_height"], ridge=ridge)
+    stack = (f"ridge {width:g} µm, film {ridge.film_thickness:g} µm, etch {ridge.etch_depth:g} µm, wall "
+             f"{ridge.sidewall_angle_deg:g}°, {ridge.cladding}, λ = {wl:g} µm")
+    if ring:
+        _print_ring_budget(ridge, RING_RADIUS if radius is None else radius, preset["electrode_height"], wl, rough,
+                           stack)
+    else:
+        _print_pockels_budget(device, ridge, 5.0 if electrode_gap is None else electrode_gap,
+                              POCKELS_LENGTH_UM[device] if length is None else length, preset["electrode_height"],
+                              wl, rough, stack)
+
+
+def _print_ring_budget(ridge, radius: float, electrode_height, wl: float, rough, stack: str) -> None:
+    from prismpic.components.loss_budget import budget_over_roughness, ring_loss_budget
+    from prismpic.components.ring_design import RingDesign
+
+    ring = RingDesign(radius=radius, electrode_height=electrode_height, ridge=ridge)
     budget = ring_loss_budget(ring, wl, rough)
-    title = (f"ring R = {radius:g} µm, ridge {width:g} µm, film {ridge.film_thickness:g} µm, etch "
-             f"{ridge.etch_depth:g} µm, wall {ridge.sidewall_angle_deg:g}°, {ridge.cladding}, λ = {wl:g} µm; "
-             f"roughness σ {budget.roughness.sigma_nm:.2f} nm, L_c {budget.roughness.correlation_nm:g} nm")
-    console.print(title)
+    console.print(f"ring R = {radius:g} µm, {stack}; roughness σ {budget.roughness.sigma_nm:.2f} nm, "
+                  f"L_c {budget.roughness.correlation_nm:g} nm")
     table = Table("cause", "dB/cm")
     for name, key in (("LN absorption", "absorption_db_per_cm"), ("sidewall scattering", "scattering_db_per_cm"),
                       ("bend radiation", "bend_db_per_cm"), ("electrode gold", "metal_db_per_cm"),
@@ -120,6 +148,37 @@ def loss(
     for name, b in budget_over_roughness(budget, ring, wl).items():
         corners.add_row(name, f"{b.roughness.sigma_nm:.2f}", f"{b.roughness.correlation_nm:g}",
                         f"{b.scattering_db_per_cm:.4g}", f"{b.total_db_per_cm:.4g}", f"{b.q_intrinsic:.4g}")
+    console.print(corners)
+
+
+def _print_pockels_budget(device: str, ridge, gap: float, length: float, electrode_height, wl: float, rough,
+                          stack: str) -> None:
+    from prismpic.checks import check_range
+    from prismpic.components.loss_budget import pockels_loss_budget
+    from prismpic.components.modulators import check_electrode_clearance
+    from prismpic.pdk import scattering
+
+    check_range("--length", length, 1.0, 1e5, unit="µm")
+    check_electrode_clearance("--electrode-gap", gap, float(ridge.width), electrode_height=electrode_height)
+    push_pull = device == "mzm"
+    budget = pockels_loss_budget(ridge, gap, wl, electrode_height, push_pull, rough)
+    place = "on the slab" if electrode_height is None else f"{electrode_height:g} µm above the film"
+    console.print(f"{device} section, electrode gap {gap:g} µm ({place}), {stack}; roughness σ "
+                  f"{budget.roughness.sigma_nm:.2f} nm, L_c {budget.roughness.correlation_nm:g} nm")
+    table = Table("cause", "dB/cm", f"dB over {length:g} µm")
+    for name, key in (("LN absorption", "absorption_db_per_cm"), ("sidewall scattering", "scattering_db_per_cm"),
+                      ("electrode gold", "metal_db_per_cm"), ("total", "total_db_per_cm")):
+        value = budget.as_dict()[key]
+        table.add_row(name, f"{value:.4g}", f"{value * length * 1e-4:.4g}")
+    console.print(table)
+    console.print(f"Vπ·L {budget.vpi_l_v_cm:.4g} V·cm ({'push-pull' if push_pull else 'one arm'}), Vπ "
+                  f"{budget.vpi_l_v_cm * 1e4 / length:.4g} V over {length:g} µm; Vπ·L·α {budget.vpi_loss_v_db:.4g} V·dB")
+    corners = Table("roughness corner", "σ (nm)", "L_c (nm)", "scattering (dB/cm)", "total (dB/cm)", "Vπ·L·α (V·dB)",
+                    title="over the process's roughness (pdk/scattering.py: roughness_spread)")
+    for name, r in scattering.roughness_spread().items():
+        b = pockels_loss_budget(ridge, gap, wl, electrode_height, push_pull, r)  # the gold is read back, not solved
+        corners.add_row(name, f"{r.sigma_nm:.2f}", f"{r.correlation_nm:g}", f"{b.scattering_db_per_cm:.4g}",
+                        f"{b.total_db_per_cm:.4g}", f"{b.vpi_loss_v_db:.4g}")
     console.print(corners)
 
 

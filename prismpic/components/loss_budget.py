@@ -7,6 +7,12 @@ couplers' excess loss (the design's ``coupler_loss_db``, typed). ``budget_over_r
 process's roughness corners. The compact ring models read absorption, scattering and bend (``loss_db_per_cm``
 None) or a typed loss; the electrodes' absorption (full-vector solves, seconds each) is only here.
 
+``pockels_loss_budget`` does the same for the straight section of a phase shifter or an MZM arm between its two
+electrodes (TE field along crystal z, the r33 axis): absorption, scattering and the electrodes' gold, with the
+section's Vπ·L from the same electrode layout (``modulators.ridge_vpi_l_v_cm``) and their product Vπ·L·α (V·dB),
+the voltage–loss figure of a modulator whatever its length. A narrower gap lowers Vπ·L in proportion and raises
+the gold's loss exponentially (``metal_absorption``), so the product has a minimum over the gap.
+
 Losses in dB/cm, lengths in µm.
 """
 
@@ -19,6 +25,7 @@ import numpy as np
 
 from prismpic.checks import concrete
 from prismpic.components import ring_physics
+from prismpic.components.modulators import check_electrode_clearance, ridge_vpi_l_v_cm
 from prismpic.components.ring_design import DEFAULT, RingDesign
 from prismpic.pdk import dispersion, materials, metal_absorption, scattering
 from prismpic.pdk.bend_radiation import slab_te0_index
@@ -131,3 +138,68 @@ def budget_over_roughness(budget: LossBudget, ring: RingDesign = DEFAULT, wl: fl
     ``scattering.roughness_spread`` ({corner: budget}; the electrodes' absorption is reused)."""
     return {name: with_roughness(ring, wl, budget.metal_db_per_cm, rough)
             for name, rough in scattering.roughness_spread().items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class PockelsLossBudget:
+    """The loss by cause of a straight Pockels section between two electrodes (dB/cm, TE along crystal z) and its
+    half-wave voltage–length product.
+
+    Args:
+        absorption_db_per_cm: LN material absorption.
+        scattering_db_per_cm: sidewall-roughness scattering.
+        metal_db_per_cm: absorption by the electrodes' gold.
+        vpi_l_v_cm: Vπ·L (V·cm), push-pull for an MZM, one arm for a phase shifter.
+        roughness: the process roughness used.
+    """
+
+    absorption_db_per_cm: float
+    scattering_db_per_cm: float
+    metal_db_per_cm: float
+    vpi_l_v_cm: float
+    roughness: scattering.Roughness
+
+    @property
+    def total_db_per_cm(self) -> float:
+        """The section's propagation loss (dB/cm): absorption + scattering + gold."""
+        return self.absorption_db_per_cm + self.scattering_db_per_cm + self.metal_db_per_cm
+
+    @property
+    def vpi_loss_v_db(self) -> float:
+        """Vπ·L·α (V·dB): the half-wave voltage times the section's loss, for any length."""
+        return self.vpi_l_v_cm * self.total_db_per_cm
+
+    def loss_db(self, length_um: float) -> float:
+        """The propagation loss (dB) of ``length_um`` µm of the section."""
+        return self.total_db_per_cm * float(length_um) * 1e-4
+
+    def as_dict(self) -> dict:
+        """Plain numbers ({name: value}) for a report or a JSON file."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "roughness"}
+        return {**out, "total_db_per_cm": self.total_db_per_cm, "vpi_loss_v_db": self.vpi_loss_v_db,
+                "sigma_nm": self.roughness.sigma_nm, "correlation_nm": self.roughness.correlation_nm}
+
+
+def pockels_loss_budget(ridge, electrode_gap: float, wl: float = 1.55, electrode_height: float | None = None,
+                        push_pull: bool = True, roughness: scattering.Roughness | None = None,
+                        relaxation_fs: float = materials.AU_RELAXATION_FS) -> PockelsLossBudget:
+    """The loss by cause and Vπ·L of a straight Pockels section with the ridge centred in the electrode gap.
+
+    Args:
+        ridge: the ridge and its stack (``RidgeStack``, concrete values).
+        electrode_gap: electrode edge-to-edge gap (µm), as the ``phase_shifter`` and ``mzm`` cells.
+        wl: wavelength (µm).
+        electrode_height: None (electrodes on the slab) or the metal bottom's height above the film (µm).
+        push_pull: Vπ·L of a push-pull MZM (True) or of one phase shifter (False).
+        roughness: the process roughness (default ``scattering.default_roughness()``).
+        relaxation_fs: gold's Drude relaxation time (fs).
+    """
+    check_electrode_clearance("electrode_gap", electrode_gap, float(ridge.width), electrode_height=electrode_height)
+    rough = roughness or scattering.default_roughness()
+    metal = metal_absorption.electrode_absorption_db_per_cm(wl, ridge, electrode_gap, 0.0, electrode_height, "z",
+                                                            relaxation_fs)
+    scat = float(concrete(scattering.sidewall_scattering_db_per_cm(wl, ridge, rough, "z")))
+    vpi_l = float(concrete(ridge_vpi_l_v_cm(wl, electrode_gap, ridge, push_pull, electrode_height=electrode_height)))
+    return PockelsLossBudget(absorption_db_per_cm=scattering.MATERIAL_ABSORPTION_DB_PER_CM,
+                             scattering_db_per_cm=scat, metal_db_per_cm=float(metal), vpi_l_v_cm=vpi_l,
+                             roughness=rough)
