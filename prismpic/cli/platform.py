@@ -80,7 +80,15 @@ def mode(
 
 
 LOSS_DEVICES = ("ring", "mzm", "phase_shifter")
-POCKELS_LENGTH_UM = {"mzm": 5000.0, "phase_shifter": 1000.0}  # the cells' default lengths
+
+
+def cell_default(device: str, name: str) -> float:
+    """The default of parameter ``name`` of the cell ``device`` (``mzm`` or ``phase_shifter``)."""
+    import inspect
+
+    from prismpic.components import modulators
+
+    return float(inspect.signature(getattr(modulators, device)).parameters[name].default)
 
 
 @app.command()
@@ -123,9 +131,9 @@ def loss(
         _print_ring_budget(ridge, RING_RADIUS if radius is None else radius, preset["electrode_height"], wl, rough,
                            stack)
     else:
-        _print_pockels_budget(device, ridge, 5.0 if electrode_gap is None else electrode_gap,
-                              POCKELS_LENGTH_UM[device] if length is None else length, preset["electrode_height"],
-                              wl, rough, stack)
+        _print_pockels_budget(device, ridge, cell_default(device, "electrode_gap") if electrode_gap is None
+                              else electrode_gap, cell_default(device, "length") if length is None else length,
+                              preset["electrode_height"], wl, rough, stack)
 
 
 def _print_ring_budget(ridge, radius: float, electrode_height, wl: float, rough, stack: str) -> None:
