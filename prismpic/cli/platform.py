@@ -98,8 +98,9 @@ def loss(
     wl: Annotated[float, typer.Option(help="wavelength (µm)")] = 1.55,
     radius: Annotated[float | None, typer.Option(help=f"ring radius (µm; ring only, default {RING_RADIUS:g})")]
     = None,
-    electrode_gap: Annotated[float | None, typer.Option(help="electrode edge-to-edge gap (µm; mzm and phase_shifter "
-                                                             "only, default 5, the cells')")] = None,
+    electrode_gap: Annotated[list[float] | None, typer.Option(help="electrode edge-to-edge gap (µm; mzm and "
+                                                                   "phase_shifter only, default 5, the cells'); "
+                                                                   "repeat it to compare gaps")] = None,
     length: Annotated[float | None, typer.Option(help="section length for its loss in dB (µm; mzm and "
                                                       "phase_shifter only, default the cell's)")] = None,
     width: Annotated[float, typer.Option(help="ridge top width, as drawn (µm)")] = RIDGE_WIDTH,
@@ -119,7 +120,7 @@ def loss(
 
     check_choice("--device", device, LOSS_DEVICES)
     ring = device == "ring"
-    for name, value in (("--radius", radius), ("--electrode-gap", electrode_gap), ("--length", length)):
+    for name, value in (("--radius", radius), ("--electrode-gap", electrode_gap or None), ("--length", length)):
         if value is not None and (name == "--radius") != ring:
             raise ValueError(f"{name} does not apply to --device {device}")
     rough = None if sigma_nm is None else scattering.Roughness(sigma_nm=sigma_nm, correlation_nm=correlation_nm)
@@ -131,9 +132,12 @@ def loss(
         _print_ring_budget(ridge, RING_RADIUS if radius is None else radius, preset["electrode_height"], wl, rough,
                            stack)
     else:
-        _print_pockels_budget(device, ridge, cell_default(device, "electrode_gap") if electrode_gap is None
-                              else electrode_gap, cell_default(device, "length") if length is None else length,
-                              preset["electrode_height"], wl, rough, stack)
+        gaps = electrode_gap or [cell_default(device, "electrode_gap")]
+        length = cell_default(device, "length") if length is None else length
+        if len(gaps) == 1:
+            _print_pockels_budget(device, ridge, gaps[0], length, preset["electrode_height"], wl, rough, stack)
+        else:
+            _print_pockels_gaps(device, ridge, gaps, length, preset["electrode_height"], wl, rough, stack)
 
 
 def _print_ring_budget(ridge, radius: float, electrode_height, wl: float, rough, stack: str) -> None:
@@ -188,6 +192,28 @@ def _print_pockels_budget(device: str, ridge, gap: float, length: float, electro
         corners.add_row(name, f"{r.sigma_nm:.2f}", f"{r.correlation_nm:g}", f"{b.scattering_db_per_cm:.4g}",
                         f"{b.total_db_per_cm:.4g}", f"{b.vpi_loss_v_db:.4g}")
     console.print(corners)
+
+
+def _print_pockels_gaps(device: str, ridge, gaps: list[float], length: float, electrode_height, wl: float, rough,
+                        stack: str) -> None:
+    """One row per electrode gap: Vπ·L, the gold, the section's loss and Vπ·L·α (the least marked)."""
+    from prismpic.checks import check_range
+    from prismpic.components.loss_budget import pockels_loss_budget
+    from prismpic.components.modulators import check_electrode_clearance
+
+    check_range("--length", length, 1.0, 1e5, unit="µm")
+    for gap in gaps:
+        check_electrode_clearance("--electrode-gap", gap, float(ridge.width), electrode_height=electrode_height)
+    push_pull = device == "mzm"
+    budgets = [pockels_loss_budget(ridge, gap, wl, electrode_height, push_pull, rough) for gap in gaps]
+    least = min(range(len(gaps)), key=lambda i: budgets[i].vpi_loss_v_db)
+    console.print(f"{device} section over electrode gaps, {stack}; roughness σ {budgets[0].roughness.sigma_nm:.2f} nm")
+    table = Table("gap (µm)", "Vπ·L (V·cm)", "gold (dB/cm)", "total (dB/cm)", f"dB over {length:g} µm",
+                  "Vπ·L·α (V·dB)")
+    for i, (gap, b) in enumerate(zip(gaps, budgets, strict=True)):
+        table.add_row(f"{gap:g}", f"{b.vpi_l_v_cm:.4g}", f"{b.metal_db_per_cm:.4g}", f"{b.total_db_per_cm:.4g}",
+                      f"{b.loss_db(length):.4g}", f"{b.vpi_loss_v_db:.4g}" + (" (least)" if i == least else ""))
+    console.print(table)
 
 
 DEFAULT_TABLES_DIR = Path("prismpic-tables")

@@ -78,6 +78,11 @@ def test_cli_loss_of_an_mzm_prints_its_budget_and_refuses_what_does_not_apply():
     budget = loss_budget.pockels_loss_budget(DEFAULT, 5.0, WL)
     assert f"Vπ·L·α {budget.vpi_loss_v_db:.4g} V·dB" in res.output and "dB over 20000 µm" in res.output
     assert "roughest" in res.output and "smoothest" in res.output
+    res = runner.invoke(app, ["loss", "--device", "mzm", "--electrode-gap", "4.5", "--electrode-gap", "5.5"])
+    narrow, wide = (loss_budget.pockels_loss_budget(DEFAULT, g, WL) for g in (4.5, 5.5))
+    assert res.exit_code == 0, res.output
+    assert f"{narrow.vpi_loss_v_db:.4g}" in res.output and f"{wide.vpi_loss_v_db:.4g}" in res.output
+    assert res.output.count("(least)") == 1 and res.output.index("(least)") > res.output.index(f"{wide.vpi_l_v_cm:.4g}")
     for args, text in ((["--device", "mzm", "--radius", "30"], "--radius does not apply to --device mzm"),
                        (["--electrode-gap", "5"], "--electrode-gap does not apply to --device ring"),
                        (["--device", "mzm", "--electrode-gap", "2"], "--electrode-gap = 2 µm is outside"),
