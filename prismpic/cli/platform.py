@@ -163,17 +163,26 @@ def _print_ring_budget(ridge, radius: float, electrode_height, wl: float, rough,
     console.print(corners)
 
 
-def _print_pockels_budget(device: str, ridge, gap: float, length: float, electrode_height, wl: float, rough,
-                          stack: str) -> None:
+def _pockels_budgets(device: str, ridge, gaps: list[float], length: float, electrode_height, wl: float,
+                     rough) -> list:
+    """The Pockels section's budget at each gap (``loss_budget.pockels_loss_budget``), the options checked first."""
     from prismpic.checks import check_range
     from prismpic.components.loss_budget import pockels_loss_budget
     from prismpic.components.modulators import check_electrode_clearance
-    from prismpic.pdk import scattering
 
     check_range("--length", length, 1.0, 1e5, unit="µm")
-    check_electrode_clearance("--electrode-gap", gap, float(ridge.width), electrode_height=electrode_height)
+    for gap in gaps:
+        check_electrode_clearance("--electrode-gap", gap, float(ridge.width), electrode_height=electrode_height)
+    return [pockels_loss_budget(ridge, gap, wl, electrode_height, device == "mzm", rough) for gap in gaps]
+
+
+def _print_pockels_budget(device: str, ridge, gap: float, length: float, electrode_height, wl: float, rough,
+                          stack: str) -> None:
+    from prismpic.components.loss_budget import pockels_loss_budget
+    from prismpic.pdk import scattering
+
     push_pull = device == "mzm"
-    budget = pockels_loss_budget(ridge, gap, wl, electrode_height, push_pull, rough)
+    (budget,) = _pockels_budgets(device, ridge, [gap], length, electrode_height, wl, rough)
     place = "on the slab" if electrode_height is None else f"{electrode_height:g} µm above the film"
     console.print(f"{device} section, electrode gap {gap:g} µm ({place}), {stack}; roughness σ "
                   f"{budget.roughness.sigma_nm:.2f} nm, L_c {budget.roughness.correlation_nm:g} nm")
@@ -197,15 +206,7 @@ def _print_pockels_budget(device: str, ridge, gap: float, length: float, electro
 def _print_pockels_gaps(device: str, ridge, gaps: list[float], length: float, electrode_height, wl: float, rough,
                         stack: str) -> None:
     """One row per electrode gap: Vπ·L, the gold, the section's loss and Vπ·L·α (the least marked)."""
-    from prismpic.checks import check_range
-    from prismpic.components.loss_budget import pockels_loss_budget
-    from prismpic.components.modulators import check_electrode_clearance
-
-    check_range("--length", length, 1.0, 1e5, unit="µm")
-    for gap in gaps:
-        check_electrode_clearance("--electrode-gap", gap, float(ridge.width), electrode_height=electrode_height)
-    push_pull = device == "mzm"
-    budgets = [pockels_loss_budget(ridge, gap, wl, electrode_height, push_pull, rough) for gap in gaps]
+    budgets = _pockels_budgets(device, ridge, gaps, length, electrode_height, wl, rough)
     least = min(range(len(gaps)), key=lambda i: budgets[i].vpi_loss_v_db)
     console.print(f"{device} section over electrode gaps, {stack}; roughness σ {budgets[0].roughness.sigma_nm:.2f} nm")
     table = Table("gap (µm)", "Vπ·L (V·cm)", "gold (dB/cm)", "total (dB/cm)", f"dB over {length:g} µm",
