@@ -220,13 +220,16 @@ def _run_interruptible(fn, args, kwargs):
     return box.get("value")
 
 
-def _abandon_temporaries() -> None:
+def _abandon_temporaries(whole_process: bool = True) -> None:
     """After a stop has unwound the command: remove any temporary it still holds. The stop is raised in the
     command at an arbitrary bytecode, which may fall between a temporary's creation and the ``try`` that would
-    have removed it (an ``atomic_dir`` body not yet entered); the registry knows it (``temporaries.register``)."""
+    have removed it (an ``atomic_dir`` body not yet entered); the registry knows it (``temporaries.register``).
+    The registry is the process's: only a command that owns the process (run from the main thread, where the
+    signals are handled) clears it; a command run from another thread leaves other threads' writes alone."""
     from prismpic import temporaries
 
-    temporaries.abandon_live()
+    if whole_process:
+        temporaries.abandon_live()
 
 
 def _stopped_message(signum: int) -> str:
@@ -261,10 +264,10 @@ def cli_errors(fn):
         except OSError as e:  # a file the checks could not foresee (permissions changed, disk full, ...)
             _fail(_os_message(e, kwargs), 2)
         except Terminated as e:
-            _abandon_temporaries()
+            _abandon_temporaries(in_main)
             _fail(_stopped_message(e.signum), 128 + e.signum)
         except KeyboardInterrupt:
-            _abandon_temporaries()
+            _abandon_temporaries(in_main)
             _fail(_stopped_message(signal.SIGINT), 130)
         except Exception as e:  # noqa: BLE001  (a bug, not bad input: say so in one line)
             _fail(f"internal error ({type(e).__name__}: {e}); this is a bug in prismpic — rerun with "
