@@ -28,7 +28,7 @@ from prismpic.components import ring_physics
 from prismpic.components.modulators import check_electrode_clearance, ridge_vpi_l_v_cm
 from prismpic.components.ring_design import DEFAULT, RingDesign
 from prismpic.pdk import dispersion, materials, metal_absorption, scattering
-from prismpic.pdk.bend_radiation import slab_te0_index
+from prismpic.pdk.bend_radiation import lateral_decay_per_um
 
 _QUAD = np.polynomial.legendre.leggauss(8)
 
@@ -83,7 +83,7 @@ def ring_electrode_absorption_db_per_cm(wl: float, ring: RingDesign = DEFAULT,
     inner = radius - half_w - (y_p - float(ring.electrode_gap))  # disk edge to the ring's inner edge
     disk = {axis: metal_absorption.edge_absorption_db_per_cm(wl, ring.ridge, inner, math.inf, ring.electrode_height,
                                                              axis, relaxation_fs) for axis in ("z", "y")}
-    gamma = {axis: lateral_decay_per_um(wl, ring.ridge, axis) for axis in ("z", "y")}
+    gamma = {axis: float(concrete(lateral_decay_per_um(wl, ring.ridge, axis))) for axis in ("z", "y")}
     half = float(ring.electrode_coverage) * math.pi / 2
     nodes, weights = _QUAD
     plates = 0.0
@@ -94,16 +94,6 @@ def ring_electrode_absorption_db_per_cm(wl: float, ring: RingDesign = DEFAULT,
         plates += half * wgt * sum(share * disk[a] * math.exp(-2 * gamma[a] * (outer - inner))
                                    for a, share in (("z", s2), ("y", 1 - s2)))
     return 0.5 * (disk["z"] + disk["y"]) + 2 * plates / (2 * math.pi)
-
-
-def lateral_decay_per_um(wl: float, ridge, crystal_axis: str) -> float:
-    """γ = k0 √(n_eff² − n_slab²) (1/µm): how fast the straight rib's TE field decays in the slab beside it."""
-    n = float(concrete(dispersion.neff(wl, ridge, math.inf, "te", crystal_axis)))
-    core = materials.n_ln_e(wl) if crystal_axis == "z" else materials.n_ln_o(wl)
-    below = materials.n_sio2(wl)
-    above = below if ridge.cladding == "sio2" else materials.n_air(wl)
-    n_slab = float(concrete(slab_te0_index(wl, ridge.slab, core, below, above)))
-    return 2 * math.pi / wl * math.sqrt(max(n**2 - n_slab**2, 0.0))
 
 
 def ring_loss_budget(ring: RingDesign = DEFAULT, wl: float = 1.55, roughness: scattering.Roughness | None = None,

@@ -167,19 +167,32 @@ def slab_te0_index(wl, thickness, n_core, n_below, n_above):
     return jnp.where(guided, newton, lo0)
 
 
-def prior_exponent(wl, ridge, crystal_axis):
-    """U (1/µm) of the bend loss's exponential exp(−U R): (2/3) k0 (n² − n_s²)^P / n², n the straight ridge's TE
-    index, n_s the TE0 index of the slab beside it (film − etch, on the same crystal axis); ``ridge`` a
-    ``RidgeStack``. Marcuse's slab bend (BSTJ 50, 2551 (1971)) has P = 3/2; P = 2 leaves the table a smoother rest
-    (off the grid at the default ring, etch 0.32–0.38 µm: within 20 % per axis with 2, 23 % with 3/2), which is
-    all the prior is for."""
+def rib_and_slab_indices(wl, ridge, crystal_axis):
+    """(n, n_s): the straight ridge's TE index (compact model) and the TE0 index of the slab beside it (film − etch),
+    both with the field along ``crystal_axis`` ("z" or "y"); ``ridge`` a ``RidgeStack``. Jittable."""
     from prismpic.pdk import dispersion, materials
 
     n = dispersion.neff(wl, ridge, jnp.inf, "te", crystal_axis)
     core = materials.n_ln_e(wl) if crystal_axis == "z" else materials.n_ln_o(wl)
     below = materials.n_sio2(wl)
     above = below if ridge.cladding == "sio2" else materials.n_air(wl)
-    ns = slab_te0_index(wl, ridge.slab, core, below, above)
+    return n, slab_te0_index(wl, ridge.slab, core, below, above)
+
+
+def lateral_decay_per_um(wl, ridge, crystal_axis="z"):
+    """γ = k0 √(n² − n_s²) (1/µm): how fast the straight ridge's TE field decays in the slab beside it
+    (``rib_and_slab_indices``). A coupler's coupling and a nearby electrode's absorption fall as exp(−γ d) and
+    exp(−2γ d) with the distance d. Jittable and differentiable (the rib's index lies above the slab's)."""
+    n, ns = rib_and_slab_indices(wl, ridge, crystal_axis)
+    return 2 * jnp.pi / jnp.asarray(wl, dtype=float) * jnp.sqrt(jnp.clip(n**2 - ns**2, 1e-12, None))
+
+
+def prior_exponent(wl, ridge, crystal_axis):
+    """U (1/µm) of the bend loss's exponential exp(−U R): (2/3) k0 (n² − n_s²)^P / n² (``rib_and_slab_indices``);
+    ``ridge`` a ``RidgeStack``. Marcuse's slab bend (BSTJ 50, 2551 (1971)) has P = 3/2; P = 2 leaves the table a
+    smoother rest (off the grid at the default ring, etch 0.32–0.38 µm: within 20 % per axis with 2, 23 % with
+    3/2), which is all the prior is for."""
+    n, ns = rib_and_slab_indices(wl, ridge, crystal_axis)
     return (2.0 / 3.0) * (2 * jnp.pi / jnp.asarray(wl, dtype=float)) * jnp.clip(n**2 - ns**2, 0.0, None) ** PRIOR_POWER \
         / n**2
 

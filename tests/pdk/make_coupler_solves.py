@@ -1,5 +1,5 @@
 """Makes ``tests/pdk/data/coupler_solves.json``: converged supermode solves that ``test_coupler_table.py`` holds the
-tabulated coupling against (≈ 6 CPU-min, kept as test data).
+tabulated coupling against (≈ 11 CPU-min, kept as test data).
 
 Run from the repository root after a change to the mode solver or the coupler tables::
 
@@ -31,7 +31,7 @@ OUT = Path(__file__).with_name("data") / "coupler_solves.json"
 DEFAULT = {"wl": 1.55, "width": 1.4, "film": 0.6, "etch": 0.35, "angle": 76.5, "cladding": "sio2"}
 STEPS = (0.02, 0.015, 0.01)
 SEEDS = {"sio2": 41, "air": 42}
-N_POINTS = 6
+N_POINTS = 18  # per cladding (6 until session 48)
 GAPS = (0.15, 0.6)
 
 

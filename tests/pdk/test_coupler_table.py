@@ -44,17 +44,51 @@ def test_default_ridge_over_gaps_and_walls_within_2_percent_of_a_converged_solve
     assert model(row) == pytest.approx(row["c"], rel=TOL)
 
 
-# Off the default ridge the 3-node film and etch axes leave up to 2.08 % (sio2, 0.54 µm gap, 82° walls, 1.64 µm
-# ridge on a 0.54 µm film; 1-D lines through it miss by 1.5–3 % along etch, width and film alike): issue 26 item 4
-# asks for 2 % everywhere, which these points hold to 2.5 % (rms 1.1 %).
-TOL_OFF_GRID = 0.025
+# 36 points drawn over the whole domain (12 until session 48, all within 2.08 %). Holding ln C + γ·gap instead of
+# ln C (``coupler_table.prior_log_coupling``, the same solves) brought 22 → 29 of them within 2 % (rms 2.27 → 1.85 %,
+# largest miss 5.33 → 5.14 %). The seven left miss by 2.3–5.1 %: six air-clad, the seventh under SiO2 on a 0.75 µm
+# film; the 3-node film and etch axes are too coarse there and issue 26 item 4 is not met (5 nodes on each is
+# ≈ 12,000 CPU-s of solves, ≈ 1.7 h on 2 cores).
+OFF_GRID_MISSES = {6, 25, 27, 30, 31, 32, 35}
 
 
-@pytest.mark.parametrize("row", SOLVES["off_grid"], ids=label)
-def test_off_grid_points_within_2_5_percent_of_a_converged_solve(row):
-    """Points drawn over the whole domain, both claddings (``make_coupler_solves.random_point``)."""
+def off_grid_rows():
+    return [pytest.param(row, id=f"{i}-{label(row)}",
+                         marks=pytest.mark.xfail(strict=True, reason="2 % not reached off the grid")
+                         if i in OFF_GRID_MISSES else ()) for i, row in enumerate(SOLVES["off_grid"])]
+
+
+@pytest.mark.parametrize("row", off_grid_rows())
+def test_off_grid_points_within_2_percent_of_a_converged_solve(row):
+    """Points drawn over the whole domain, both claddings (``make_coupler_solves.random_point``): issue 26 item 4's
+    2 % everywhere, not only where the acceptance's points were chosen."""
     assert row["c"] is not None, row.get("error")
-    assert model(row) == pytest.approx(row["c"], rel=TOL_OFF_GRID)
+    assert model(row) == pytest.approx(row["c"], rel=TOL)
+
+
+def test_off_grid_points_within_5_5_percent_and_2_percent_rms():
+    """What the tables hold over those 36 points today: every point within 5.5 %, the rms within 2 %."""
+    errors = np.array([model(row) / row["c"] - 1 for row in SOLVES["off_grid"]])
+    assert np.max(np.abs(errors)) < 0.055 and np.sqrt(np.mean(errors**2)) < TOL, errors
+
+
+def test_the_prior_is_the_evanescent_decay_between_the_ridges():
+    """The prior's γ (``decay_fits``) is k0 √(n² − n_s²) of the ridge and the slab beside it within 1e-3 at
+    off-node points (the fit of ``lateral_decay_per_um``), and the solved coupling falls with the gap at close to
+    that rate: at the default ridge, from 0.4 to 0.6 µm, the references' ln C drops by γ·Δg within 15 %."""
+    from prismpic.pdk.bend_radiation import lateral_decay_per_um
+
+    rng = np.random.default_rng(3)
+    for clad in ct.CLADDINGS:
+        for _ in range(5):
+            wl, w, t, f, a = (float(rng.uniform(*ct.DECAY_GRID[k][:2])) for k in ct.DECAY_GRID)
+            r = RidgeStack(width=w, film_thickness=t, etch_depth=f * t, sidewall_angle_deg=a, cladding=clad)
+            exact = float(lateral_decay_per_um(wl, r, "z"))
+            assert -float(ct.prior_log_coupling(wl, 1.0, r)) == pytest.approx(exact, rel=1e-3)
+    rows = {round(p["gap"], 3): p for p in SOLVES["default"]}
+    r = ridge(rows[0.4])
+    slope = math.log(rows[0.4]["c"] / rows[0.6]["c"]) / 0.2
+    assert slope == pytest.approx(float(lateral_decay_per_um(1.55, r, "z")), rel=0.15)
 
 
 @pytest.mark.parametrize("row", SOLVES["merge"], ids=label)

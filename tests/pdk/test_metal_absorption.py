@@ -17,6 +17,7 @@ from prismpic.components import loss_budget
 from prismpic.components.ring_design import DEFAULT as RING
 from prismpic.pdk import dispersion, materials
 from prismpic.pdk import metal_absorption as ma
+from prismpic.pdk.bend_radiation import lateral_decay_per_um
 from prismpic.pdk.modesolver import solve_modes
 from prismpic.pdk.ridge_geometry import Mesh
 from prismpic.pdk.ridge_stack import DEFAULT, RidgeStack
@@ -71,7 +72,7 @@ def test_reference_solves_converge_with_the_mesh():
 
 def test_gold_loss_decays_at_twice_the_ribs_lateral_decay_constant():
     near, far = (REFS[name]["loss_db_per_cm"][-1] for name in ("slab, 1.0 µm", "slab, 1.3 µm"))
-    gamma = loss_budget.lateral_decay_per_um(WL, DEFAULT, "z")
+    gamma = float(lateral_decay_per_um(WL, DEFAULT, "z"))
     assert math.log(near / far) / 0.3 == pytest.approx(2 * gamma, rel=0.05)
 
 
@@ -122,7 +123,7 @@ def test_the_leak_needs_the_slab_plasmon_above_the_ribs_index():
         n_sp = slab_plasmon_index(WL, float(ridge.slab))
         n = float(dispersion.neff(WL, ridge, math.inf, "te", "z"))
         per_side = ma.edge_absorption_db_per_cm(WL, ridge, d, d, step=0.04) / 2
-        gamma = loss_budget.lateral_decay_per_um(WL, ridge, "z")
+        gamma = float(lateral_decay_per_um(WL, ridge, "z"))
         rows.append((n_sp.real - n, per_side, per_side * math.exp(2 * gamma * d) * (n_sp**2 - n**2).real))
         print(f"etch fraction {fraction}: n_sp − n_eff {n_sp.real - n:+.3f}, {per_side:.4f} dB/cm per side")
     (u1, _, c1), (u2, a2, c2), (u3, a3, _) = rows
