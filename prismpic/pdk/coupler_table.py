@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from prismpic.pdk.bend_radiation import array_module
 from prismpic.pdk.chebyshev import ChebyshevFit, coefficients_from_nodes, filled_nan, hermite_coefficients, node_values
 from prismpic.pdk.table_runs import load_job_cache, run_jobs
 from prismpic.pdk.tables import DATA_DIR, started_table_build, write_table
@@ -85,8 +86,10 @@ def domain() -> dict:
 
 
 def touch_gap(etch_depth, sidewall_angle_deg):
-    """g_t (µm): the top gap at which the feet of two ridges with these walls meet, 2·etch/tan(angle)."""
-    return 2.0 * etch_depth / jnp.tan(jnp.deg2rad(sidewall_angle_deg))
+    """g_t (µm): the top gap at which the feet of two ridges with these walls meet, 2·etch/tan(angle) (NumPy on
+    concrete inputs: no compiled program per shape)."""
+    xp = array_module(etch_depth, sidewall_angle_deg)
+    return 2.0 * xp.asarray(etch_depth, dtype=float) / xp.tan(xp.deg2rad(xp.asarray(sidewall_angle_deg, dtype=float)))
 
 
 def merge_gap(ridge):
@@ -199,7 +202,10 @@ def prior_log_coupling(wl, gap, ridge):
     domain within 2 % at 29 (22 without the prior), rms 1.85 % (2.27), at the default ridge's gaps and walls
     within 0.84 % (1.16)."""
     geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
-    return -decay_fits()[ridge.cladding](wl, *geo) * gap
+    fit = decay_fits()[ridge.cladding]
+    if array_module(wl, gap, ridge) is np:
+        return -fit.numpy(wl, *geo) * np.asarray(gap, dtype=float)
+    return -fit(wl, *geo) * gap
 
 
 def _node_prior(grid: dict, cladding: str, wl):
@@ -254,11 +260,14 @@ def log_coupling(wl, gap, ridge):
     ``domain()`` (callers check first: ``dispersion.check_coupler_inputs``). Jittable and differentiable; each side
     of the merge reads its own table (the other evaluated at a point inside its own, so gradients stay finite)."""
     separated, merged = _fits()[ridge.cladding]
-    g = jnp.asarray(gap, dtype=float)
+    xp = array_module(wl, gap, ridge)
+    if xp is np:  # concrete inputs: the fits' NumPy sums, no compiled program per shape
+        separated, merged = separated.numpy, merged.numpy
+    g = xp.asarray(gap, dtype=float)
     gt = touch_gap(ridge.etch_depth, ridge.sidewall_angle_deg)
     geo = (ridge.width, ridge.film_thickness, ridge.etch_fraction, ridge.sidewall_angle_deg)
     s = g - gt
     apart = s >= 0.0
-    ln_sep = separated(wl, jnp.where(apart, s, FOOT_GAP[1]), *geo)
-    ln_mer = merged(wl, jnp.where(apart, 1.0, g / jnp.where(apart, 1.0, gt)), *geo)  # g_t → 0 at 90° walls
-    return jnp.where(apart, ln_sep, ln_mer) + prior_log_coupling(wl, g, ridge)
+    ln_sep = separated(wl, xp.where(apart, s, FOOT_GAP[1]), *geo)
+    ln_mer = merged(wl, xp.where(apart, 1.0, g / xp.where(apart, 1.0, gt)), *geo)  # g_t → 0 at 90° walls
+    return jnp.asarray(xp.where(apart, ln_sep, ln_mer) + prior_log_coupling(wl, g, ridge))

@@ -251,15 +251,17 @@ def _nearest_radius_fill(v, ok):
     return out
 
 
-def _bend_pair_shift(fits, wl, width, film_thickness, f, angle, kappa):
+def _bend_pair_shift(fits, wl, width, film_thickness, f, angle, kappa, xp=jnp):
     """n_TE-like − n_TE of the bend: the TE-labelled eigenvalue of the interpolated pair minus the uncoupled TE,
     (−d + sign(d)·√(d² + 4g²))/2 (the upper branch where the uncoupled TE lies above TM, d > 0; the lower
-    where d < 0, as ``modesolver.bend_modes`` labels by TE fraction). Through d = 0 it jumps by 2g."""
-    d = fits[0](wl, width, film_thickness, f, angle, kappa)
-    g2 = kappa**2 * fits[1](wl, width, film_thickness, f, angle, kappa)
+    where d < 0, as ``modesolver.bend_modes`` labels by TE fraction). Through d = 0 it jumps by 2g. ``xp``: NumPy
+    for concrete inputs (the fits' NumPy sums)."""
+    detuning, coupling = fits if xp is jnp else (fit.numpy for fit in fits)
+    d = detuning(wl, width, film_thickness, f, angle, kappa)
+    g2 = kappa**2 * coupling(wl, width, film_thickness, f, angle, kappa)
     disc = d**2 + 4 * g2
-    root = jnp.sqrt(jnp.where(disc > 0, disc, 1.0)) * (disc > 0)
-    return 0.5 * (-d + jnp.where(d >= 0, 1.0, -1.0) * root)
+    root = xp.sqrt(xp.where(disc > 0, disc, 1.0)) * (disc > 0)
+    return 0.5 * (-d + xp.where(d >= 0, 1.0, -1.0) * root)
 
 
 def _tm_neff(fits, wl, width, film_thickness, f, angle):
@@ -405,12 +407,15 @@ def _neff(wl, ridge: RidgeStack, radius, polarization, crystal_axis):
     if not isinstance(radius, jax.core.Tracer) and np.all(np.isposinf(radius)):
         # a straight ridge given as such: no bend terms to evaluate (eagerly they cost a compile per new shape)
         return jnp.broadcast_to(n0, np.broadcast_shapes(np.shape(n0), np.shape(radius)))
-    kappa = 1.0 / jnp.asarray(radius, dtype=float)
-    shift = kappa**2 * m.bend[crystal_axis][0](wl, w, t, f, angle, kappa)
+    # concrete inputs in NumPy (the fits' own sums): an eager jnp operation compiles a program per new shape
+    xp = bend_radiation.array_module(wl, ridge, radius)
+    kappa = 1.0 / xp.asarray(radius, dtype=float)
+    fit = m.bend[crystal_axis][0]
+    shift = kappa**2 * (fit(wl, w, t, f, angle, kappa) if xp is jnp else fit.numpy(wl, w, t, f, angle, kappa))
     if crystal_axis in m.bend_pair:  # the TE/TM mixing the decoupled shift leaves out
-        shift = shift + _bend_pair_shift(m.bend_pair[crystal_axis], wl, w, t, f, angle, kappa)
+        shift = shift + _bend_pair_shift(m.bend_pair[crystal_axis], wl, w, t, f, angle, kappa, xp)
     # a straight ridge has no bend term (and may lie outside the narrower bend table, where the fit is NaN)
-    return n0 + jnp.where(kappa == 0, 0.0, shift)
+    return jnp.asarray(xp.asarray(n0) + xp.where(kappa == 0, 0.0, shift))
 
 
 def neff(wl=1.55, ridge: RidgeStack = DEFAULT, radius=jnp.inf, polarization="te", crystal_axis="z"):
@@ -470,7 +475,8 @@ def coupling_per_um(wl=1.55, gap=0.25, ridge: RidgeStack = DEFAULT):
     gap the feet merge into a V-groove (``coupler_table``: one table each side of the merge). Power transfer over a length L is sin²(C L).
     """
     check_coupler_inputs(wl, gap, ridge)
-    return jnp.exp(_coupler_table.log_coupling(wl, gap, ridge))
+    log_c = _coupler_table.log_coupling(wl, gap, ridge)
+    return jnp.exp(log_c) if isinstance(log_c, jax.core.Tracer) else jnp.asarray(np.exp(np.asarray(log_c)))
 
 
 def bend_loss_db_per_cm(wl=1.55, radius=RING_RADIUS, ridge: RidgeStack = DEFAULT):

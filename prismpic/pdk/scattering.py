@@ -43,7 +43,7 @@ import numpy as np
 
 from prismpic.checks import check_choice, check_range, concrete
 from prismpic.pdk import materials
-from prismpic.pdk.bend_radiation import slab_te0_index
+from prismpic.pdk.bend_radiation import array_module, slab_te0_index
 from prismpic.pdk.ridge_stack import RidgeStack
 from prismpic.pdk.stack import CLADDINGS
 
@@ -168,10 +168,13 @@ def propagation_loss_db_per_cm(wl, ridge: RidgeStack, loss_db_per_cm=None, direc
     if loss_db_per_cm is not None:
         return loss_db_per_cm
     fit = default_scattering_fit(ridge.cladding)
+    ring = isinstance(direction_rad, str) and direction_rad == "ring"
+    # concrete inputs in NumPy (the fits' own sums): an eager jnp operation compiles a program per new shape
+    xp = array_module(wl, ridge, None if ring else direction_rad)
     u = (wl, ridge.width, ridge.film_thickness, ridge.etch_depth / ridge.film_thickness, ridge.sidewall_angle_deg)
-    z, y = (jnp.exp(fit[axis](*u)) for axis in ("z", "y"))
-    c2 = 0.5 if isinstance(direction_rad, str) and direction_rad == "ring" else jnp.cos(direction_rad) ** 2
-    return MATERIAL_ABSORPTION_DB_PER_CM + z * c2 + y * (1.0 - c2)
+    z, y = (xp.exp(fit[axis](*u) if xp is jnp else fit[axis].numpy(*u)) for axis in ("z", "y"))
+    c2 = 0.5 if ring else xp.cos(direction_rad) ** 2
+    return jnp.asarray(MATERIAL_ABSORPTION_DB_PER_CM + z * c2 + y * (1.0 - c2))
 
 
 # Nodes of the default-roughness interpolant over the mode tables' TE domain (``dispersion.domain()["te"]``; width
