@@ -18,6 +18,15 @@ the leak grows as the slab thins towards it, and below it the leak is gone. At t
 each wall, per side: 1.56, 0.66, 0.48, 0.79, 0.023, 0.005 dB/cm at etch fractions 0.5, 0.6, 0.65, 0.7, 0.75, 0.8
 (``test_the_leak_needs_the_slab_plasmon_above_the_ribs_index``).
 
+Why the jittable ring, MZM and phase-shifter models leave the gold out (``components.loss_budget`` has it): a
+compact form α = F e^{−2γd} Re(1/√(n_sp² − n_eff²)) (the leak into the lateral plasmon's continuum, n_sp complex)
+would need F smooth enough to tabulate, and it is not. Along single axes through the default rib (30 nm solves,
+``python tests/pdk/make_metal_absorption_solves.py compact-form``) F stays within 1,064–8,156 while n_sp lies
+0.05–0.26 above the rib's index, and jumps to 575 and 2.4–3.3e4 where the slab plasmon crosses it (film 0.3 µm;
+etch fraction 0.7 and 0.8): the leak peaks just past the crossing (etch fraction 0.7: 1.52 dB/cm per side against
+0.61 at 0.6) and is gone 0.2 below it (0.005 at 0.8). A table over the ridge would have to resolve that crossing,
+which runs diagonally through film and etch.
+
 Mesh: uniform ``STEP`` (20 nm): within 1.6 % of a 10 nm solve for the leak at the default rib and for gold above the
 foundry rib's cladding (the reference file); gold absorbing at a flat face converges as O(h) and is overstated by
 ≈ 9 % (``test_metal_absorption``). The result moves < 1.5 % with the PML's thickness, strength and distance. Each call

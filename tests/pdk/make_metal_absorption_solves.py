@@ -6,11 +6,13 @@ Each case is solved on uniform meshes of 20, 14 and 10 nm (the gold skin depth i
 dB/cm of each is stored, with the finest taken as the reference and the spread of the three as its error; and at
 20 nm with gold's relaxation time at the ends of its spread. The search starts from this file's own bare-rib solve.
 Run: ``python tests/pdk/make_metal_absorption_solves.py`` (a few minutes on one core); writes
-``tests/pdk/data/metal_absorption_solves.json``; with the argument ``sides`` only its layouts without a mirror plane.
+``tests/pdk/data/metal_absorption_solves.json``; with the argument ``sides`` only its layouts without a mirror plane;
+with ``compact-form`` it prints what a jittable gold model would have to tabulate (``compact_form_lines``).
 """
 
 from __future__ import annotations
 
+import cmath
 import json
 import math
 import os
@@ -108,7 +110,38 @@ def side_rows() -> list[dict]:
     return [{**case, **DEFAULT_RIB, "loss_db_per_cm": solve_sides(case)} for case in SIDES]
 
 
+def compact_form_lines(step: float = 0.03, d: float = 1.25) -> None:
+    """Prints, along lines through the default rib (one axis at a time, SiO2, field along z), the per-side loss α of
+    gold ``d`` µm from each wall and α e^{2γd} divided by Re(1/√(n_sp² − n_eff²)) (the lateral plasmon's density of
+    states, n_sp complex: ``test_metal_absorption.slab_plasmon_index``): what a compact model would have to hold
+    constant. Not written to the data file (≈ 1 CPU-min)."""
+    from test_metal_absorption import slab_plasmon_index
+
+    from prismpic.pdk import dispersion
+    from prismpic.pdk.bend_radiation import lateral_decay_per_um
+    from prismpic.pdk.metal_absorption import edge_absorption_db_per_cm
+    from prismpic.pdk.ridge_stack import DEFAULT
+
+    lines = {"etch_fraction": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8), "film": (0.3, 0.4, 0.5, 0.7, 0.8),
+             "width": (0.8, 1.1, 1.8, 2.2), "angle": (60.0, 68.0, 84.0, 90.0), "wl": (1.45, 1.65)}
+    for axis, values in lines.items():
+        for v in values:
+            p = {"wl": WL, "width": 1.4, "film": 0.6, "etch_fraction": 0.35 / 0.6, "angle": 76.5, axis: v}
+            ridge = DEFAULT.replace(width=p["width"], film_thickness=p["film"],
+                                    etch_depth=p["etch_fraction"] * p["film"], sidewall_angle_deg=p["angle"])
+            alpha = edge_absorption_db_per_cm(p["wl"], ridge, d, d, step=step) / 2
+            n = float(dispersion.neff(p["wl"], ridge, math.inf, "te", "z"))
+            n_sp = slab_plasmon_index(p["wl"], float(ridge.slab))
+            weight = (1 / cmath.sqrt(n_sp**2 - n**2)).real
+            rest = alpha * math.exp(2 * float(lateral_decay_per_um(p["wl"], ridge, "z")) * d) / weight
+            print(f"{axis} {v:g}: slab {float(ridge.slab):.3f} µm, n_sp − n_eff {n_sp.real - n:+.4f}, "
+                  f"α {alpha:.4g} dB/cm per side, α e^{{2γd}} / Re(1/k) {rest:.4g}", flush=True)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["compact-form"]:
+        compact_form_lines()
+        return
     if sys.argv[1:] == ["sides"]:  # only the layouts without a mirror plane, into the existing file
         data = json.loads(OUT.read_text())
         OUT.write_text(json.dumps({**data, "sides": side_rows()}, indent=1) + "\n")
