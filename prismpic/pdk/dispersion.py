@@ -407,8 +407,9 @@ def _neff(wl, ridge: RidgeStack, radius, polarization, crystal_axis):
     if not isinstance(radius, jax.core.Tracer) and np.all(np.isposinf(radius)):
         # a straight ridge given as such: no bend terms to evaluate (eagerly they cost a compile per new shape)
         return jnp.broadcast_to(n0, np.broadcast_shapes(np.shape(n0), np.shape(radius)))
-    # concrete inputs in NumPy (the fits' own sums): an eager jnp operation compiles a program per new shape
-    xp = bend_radiation.array_module(wl, ridge, radius)
+    # concrete inputs in NumPy (the fits' own sums): an eager jnp operation compiles a program per new shape. n0
+    # is checked too: inside a caller's jit, jnp operations on constants give traced values
+    xp = bend_radiation.array_module(wl, ridge, radius, n0)
     kappa = 1.0 / xp.asarray(radius, dtype=float)
     fit = m.bend[crystal_axis][0]
     shift = kappa**2 * (fit(wl, w, t, f, angle, kappa) if xp is jnp else fit.numpy(wl, w, t, f, angle, kappa))
