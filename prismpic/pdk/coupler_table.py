@@ -21,7 +21,9 @@ The tables hold ln C + γ·gap (``prior_log_coupling``: C ∝ exp(−γ g), γ =
 constant in the slab beside it), so the 3–4 nodes of width, film, etch and angle carry a slowly varying rest
 instead of γ's change with the geometry. Measured along single axes at the default ridge (20 nm solves, ln C
 itself): 5 foot-gap nodes within 0.2 %, 5 merged nodes within 0.25 % (67.5° walls), 3 angle and 3 etch nodes
-within 0.3 % in these coordinates. The solves are on a 20 nm
+within 0.3 % in these coordinates; off the default ridge 3 angle nodes were too few (six of seven off-grid misses of
+2 % lay between 60° and 75°, where the merge moves fastest), so the angle has 5 since session 48 (the build reused
+the 3-node table's lines: ``earlier_line_solves``). The solves are on a 20 nm
 mesh (``MESH``): 0.1–0.15 % from the 20/15 nm Richardson limit at 0.3–0.4 µm gaps, where 30 nm is up to 0.8 %
 high. ``build_table`` solves each (λ, width, film, etch, angle) line's nine gaps as one job from the widest down
 (``table_jobs.coupler_line_job``).
@@ -47,7 +49,7 @@ from prismpic.pdk.tables import DATA_DIR, started_table_build, write_table
 
 TABLE_NAME = "coupler_tables"
 LINE = {"wl": (1.45, 1.65, 2), "width": (0.8, 2.2, 4), "film": (0.4, 0.8, 3), "etch_fraction": (0.4, 0.8, 3),
-        "angle": (60.0, 90.0, 3)}
+        "angle": (60.0, 90.0, 5)}
 FOOT_GAP = (0.0, 1.0, 5)  # µm: from the feet's merge, where the merged table ends
 # µm: the narrowest top gap solved. At 90° walls g_t = 0 and the merge is the top gap 0, where the two ridges fuse into
 # one: the supermode search fails there or lands on hybrid modes (TE1/TM of the fused ridge) for deep etches on thick
@@ -61,6 +63,10 @@ MESH = {"step": 0.02}
 CLADDINGS = ("sio2", "air")
 QUANTITIES = ("neven", "nodd", "dneven_dwl", "dnodd_dwl")
 SLOPE_MISMATCH = 0.05  # 1/µm: |mean edge slope − secant| of ln C beyond which a slope is replaced (``band_slopes``)
+# 1/µm: |d ln(n_even − n_odd)/dλ| at or above this is a supermode mixed with another mode (1.8e14 at the one such
+# node, against ≤ 30 at every other: the narrowest, deepest-etched ridge where its feet touch at 64.4° walls and
+# 1.65 µm, air), and the node is continued from the others like one where no TE pair was found
+HYBRID_SLOPE = 1e3
 # the prior's decay constant γ is read from a dense Chebyshev fit of ``bend_radiation.lateral_decay_per_um`` (one
 # sum per query instead of an index lookup and a slab root); the table's rest is taken against the same fit, so
 # the fit's own error cancels and only its smoothness matters
@@ -130,6 +136,7 @@ def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, prog
     if meta is not None:
         return meta
     cache_file = out_dir / f".{TABLE_NAME}.cache.jsonl"
+    earlier = earlier_line_solves(reuse_from) if reuse_from is not None else {}
     tasks = []
     for clad in CLADDINGS:
         for idx, (wl, w, t, f, a) in _lines():
@@ -137,15 +144,32 @@ def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, prog
             tasks.append(("coupler", (clad, "feet", idx), (clad, a, wl, sep + mer, w, t, f, MESH)))
     t0, c0 = time.perf_counter(), time.process_time()
     res, _, cpu = run_jobs(tasks, workers or min(2, os.cpu_count() or 1), progress, 0, len(tasks),
-                           load_job_cache(cache_file), cache_file)
+                           {**earlier, **load_job_cache(cache_file)}, cache_file)
+    arrays = assembled_arrays(res)
+    meta = {**table_spec(),
+            "mode": "even (PEC) and odd (PMC) TE supermodes (supermodes.coupled_modes), crystal axis z",
+            "coordinates": "separated: foot gap = top gap - 2 etch/tan(angle), in sqrt(s + 0.05 um); merged: top gap "
+                           "/ touch gap",
+            "solves": sum(len(t[2][3]) for t in tasks), "lines_reused": sum(t[:2] in earlier for t in tasks),
+            "wall_s": round(time.perf_counter() - t0, 1),
+            "cpu_s_workers": round(cpu, 1), "cpu_s_parent": round(time.process_time() - c0, 1),
+            "built": time.strftime("%Y-%m-%d")}
+    write_table(out_dir, TABLE_NAME, arrays, meta)
+    return meta
+
+
+def assembled_arrays(lines: dict) -> dict:
+    """The tables' arrays ({"<cladding>_<separated|merged>_<quantity>": array}) from the solved lines
+    ({("coupler", (cladding, "feet", line index)): [result per gap]}, ``coupler_line_job``'s): each line's
+    separated nodes, then its merged nodes ρ ascending, and the merge (the separated table's first node) as the
+    merged table's last; NaN where a gap found no supermode pair."""
     n_sep, grid = FOOT_GAP[2], grids()
     arrays = {}
     for clad in CLADDINGS:
         sep = np.full((len(QUANTITIES), *(v[2] for v in grid["separated"].values())), np.nan)
         mer = np.full((len(QUANTITIES), *(v[2] for v in grid["merged"].values())), np.nan)
         for (i_wl, *rest), _ in _lines():
-            line = res[("coupler", (clad, "feet", (i_wl, *rest)))]
-            # merged nodes: ρ ascending, then the merge (the separated table's first node)
+            line = lines[("coupler", (clad, "feet", (i_wl, *rest)))]
             for k, r in enumerate(line[:n_sep] + line[n_sep:] + [line[0]]):
                 if r is None:
                     continue
@@ -153,15 +177,38 @@ def build_table(out_dir: str | Path = DATA_DIR, workers: int | None = None, prog
                 target[(slice(None), i_wl, j, *rest)] = r
         for j, q in enumerate(QUANTITIES):
             arrays[f"{clad}_separated_{q}"], arrays[f"{clad}_merged_{q}"] = sep[j], mer[j]
-    meta = {**table_spec(),
-            "mode": "even (PEC) and odd (PMC) TE supermodes (supermodes.coupled_modes), crystal axis z",
-            "coordinates": "separated: foot gap = top gap - 2 etch/tan(angle), in sqrt(s + 0.05 um); merged: top gap "
-                           "/ touch gap",
-            "solves": sum(len(t[2][3]) for t in tasks), "wall_s": round(time.perf_counter() - t0, 1),
-            "cpu_s_workers": round(cpu, 1), "cpu_s_parent": round(time.process_time() - c0, 1),
-            "built": time.strftime("%Y-%m-%d")}
-    write_table(out_dir, TABLE_NAME, arrays, meta)
-    return meta
+    return arrays
+
+
+def earlier_line_solves(folder: str | Path) -> dict:
+    """Job-cache entries {(kind, key): line} of the coupler tables in ``folder`` at the lines the current ``LINE``
+    grid still holds, when their gap axes, mesh, claddings and slit are the current ones: a grid refined around its
+    old nodes (Lobatto n nodes lie among 2n − 1) solves only its new lines. The tables' arrays are their lines'
+    results (the supermode indices and their λ-slopes), so the build assembles what a full solve would give; a line
+    with a node the old build could not solve is solved again."""
+    from prismpic.pdk.tables import grid_nodes, shared_nodes
+
+    base = Path(folder) / TABLE_NAME
+    if not base.with_suffix(".json").is_file():
+        return {}
+    meta, spec = json.loads(base.with_suffix(".json").read_text()), table_spec()
+    gaps = (("separated", "foot_gap"), ("merged", "merged_gap_fraction"))
+    if any(meta.get(k) != spec[k] for k in ("mesh", "claddings", "min_solved_gap")) or any(
+            meta.get(part, {}).get(axis) != spec[part][axis] for part, axis in gaps):
+        return {}
+    pairs = shared_nodes(grid_nodes({k: meta["separated"][k] for k in LINE}), grid_nodes(dict(LINE)))
+    with np.load(base.with_suffix(".npz")) as t:
+        arrays = {k: t[k] for k in t.files}
+    out = {}
+    for clad in CLADDINGS:
+        sep, mer = (np.stack([arrays[f"{clad}_{part}_{q}"] for q in QUANTITIES]) for part, _ in gaps)
+        for new_idx, (i_wl, *rest) in pairs.items():
+            # a line's results: its separated nodes, then its merged ones without the merge (``build_table``)
+            nodes = [sep[(slice(None), i_wl, j, *rest)] for j in range(FOOT_GAP[2])]
+            nodes += [mer[(slice(None), i_wl, j, *rest)] for j in range(MERGED[2] - 1)]
+            if all(np.all(np.isfinite(v)) for v in nodes):
+                out[("coupler", (clad, "feet", new_idx))] = [tuple(float(x) for x in v) for v in nodes]
+    return out
 
 
 def band_slopes(lnc: np.ndarray, dlnc: np.ndarray, wl: np.ndarray) -> np.ndarray:
@@ -236,8 +283,10 @@ def _fit(grid: dict, cladding: str, ne, no, dne, dno) -> ChebyshevFit:
     wl = nodes.reshape(-1, *([1] * (ne.ndim - 1)))
     dn = np.clip(ne - no, 1e-9, None)
     prior, dprior = _node_prior(grid, cladding, nodes)
-    lnc = filled_nan(np.log(np.pi * dn / wl) - prior)
-    dlnc = band_slopes(lnc, filled_nan((dne - dno) / dn - 1.0 / wl - dprior), wl)
+    # a node without a TE supermode pair (NaN) or with a hybrid's slope is continued from the others
+    mixed = ~(np.abs((dne - dno) / dn) < HYBRID_SLOPE)
+    lnc = filled_nan(np.where(mixed, np.nan, np.log(np.pi * dn / wl) - prior))
+    dlnc = band_slopes(lnc, filled_nan(np.where(mixed, np.nan, (dne - dno) / dn - 1.0 / wl - dprior)), wl)
     c = hermite_coefficients(lnc, dlnc, *grid["wl"][:2])
     return ChebyshevFit(grid, coefficients_from_nodes(c, range(1, c.ndim)))
 

@@ -44,12 +44,13 @@ def test_default_ridge_over_gaps_and_walls_within_2_percent_of_a_converged_solve
     assert model(row) == pytest.approx(row["c"], rel=TOL)
 
 
-# 36 points drawn over the whole domain (12 until session 48, all within 2.08 %). Holding ln C + γ·gap instead of
-# ln C (``coupler_table.prior_log_coupling``, the same solves) brought 22 → 29 of them within 2 % (rms 2.27 → 1.85 %,
-# largest miss 5.33 → 5.14 %). The seven left miss by 2.3–5.1 %: six air-clad, the seventh under SiO2 on a 0.75 µm
-# film; the 3-node film and etch axes are too coarse there and issue 26 item 4 is not met (5 nodes on each is
-# ≈ 12,000 CPU-s of solves, ≈ 1.7 h on 2 cores).
-OFF_GRID_MISSES = {6, 25, 27, 30, 31, 32, 35}
+# 36 points drawn over the whole domain (12 until session 48, all within 2.08 %). With the tables holding ln C itself
+# on 3 angle nodes, 22 of them were within 2 % (rms 2.27 %, largest miss 5.33 %); holding ln C + γ·gap
+# (``coupler_table.prior_log_coupling``) 29 (rms 1.85 %, 5.14 %); with 5 angle nodes as well (session 48: six of the
+# seven misses lay between the 60° and 75° nodes, where the feet's merge moves fastest) 33 (rms 1.15 %, 3.45 %). The
+# three left miss by 2.1–3.5 %: near the merge on a 0.75 µm film (SiO2), and two air-clad ones; issue 26 item 4 is
+# not met there (1-D lines through them: the residual comes from the film, etch and width axes together).
+OFF_GRID_MISSES = {6, 30, 31}
 
 
 def off_grid_rows():
@@ -66,10 +67,11 @@ def test_off_grid_points_within_2_percent_of_a_converged_solve(row):
     assert model(row) == pytest.approx(row["c"], rel=TOL)
 
 
-def test_off_grid_points_within_5_5_percent_and_2_percent_rms():
-    """What the tables hold over those 36 points today: every point within 5.5 %, the rms within 2 %."""
+def test_off_grid_points_within_2_percent_rms():
+    """Over those 36 points the rms is within the issue's 2 % (1.15 % today; the largest miss 3.45 %, guarded
+    here at 4 %)."""
     errors = np.array([model(row) / row["c"] - 1 for row in SOLVES["off_grid"]])
-    assert np.max(np.abs(errors)) < 0.055 and np.sqrt(np.mean(errors**2)) < TOL, errors
+    assert np.sqrt(np.mean(errors**2)) < TOL and np.max(np.abs(errors)) < 0.04, errors
 
 
 def test_the_prior_is_the_evanescent_decay_between_the_ridges():
@@ -125,6 +127,36 @@ def test_the_two_tables_meet_where_the_feet_merge():
                                       equal_nan=True)
 
 
+def test_a_build_reads_its_lines_back_from_tables_it_made_and_from_coarser_ones(tmp_path):
+    """The reuse path of a refined build: ``earlier_line_solves`` reads every line of the shipped tables back and
+    ``assembled_arrays`` (the build's own assembly) gives the shipped arrays bit for bit; from tables on a coarser
+    angle grid (every other node of the shipped one, as before session 48) it returns exactly the lines at the nodes
+    both grids hold, under the current grid's indices, with the shipped values."""
+    with np.load(ct.DATA_DIR / f"{ct.TABLE_NAME}.npz") as t:
+        shipped = {k: t[k] for k in t.files}
+    lines = ct.earlier_line_solves(ct.DATA_DIR)
+    every = {("coupler", (c, "feet", idx)) for c in ct.CLADDINGS for idx in np.ndindex(*(v[2] for v in ct.LINE.values()))}
+    unsolved = {c: int(np.isnan(shipped[f"{c}_separated_neven"]).sum()) for c in ct.CLADDINGS}  # at the merge
+    assert lines.keys() <= every and len(every - lines.keys()) == sum(unsolved.values())  # solved again
+    rebuilt = ct.assembled_arrays({**{k: [None] * 9 for k in every - lines.keys()}, **lines})
+    assert rebuilt.keys() == shipped.keys()
+    for k, v in shipped.items():
+        kept = ~np.isnan(rebuilt[k])
+        assert kept.sum() == v.size - ct.FOOT_GAP[2] * unsolved[k.split("_")[0]], k  # 5 nodes of each table a line
+        np.testing.assert_array_equal(rebuilt[k][kept], v[kept], err_msg=k)
+    n_angle = ct.LINE["angle"][2]
+    coarse_n = (n_angle + 1) // 2  # Lobatto n nodes lie among 2n − 1
+    meta = json.loads((ct.DATA_DIR / f"{ct.TABLE_NAME}.json").read_text())
+    for part in ct.grids():
+        meta[part]["angle"] = [*meta[part]["angle"][:2], coarse_n]
+    (tmp_path / f"{ct.TABLE_NAME}.json").write_text(json.dumps(meta))
+    np.savez(tmp_path / f"{ct.TABLE_NAME}.npz", **{k: v[..., ::2] for k, v in shipped.items()})
+    coarse = ct.earlier_line_solves(tmp_path)
+    assert len(coarse) == len(every) * coarse_n // n_angle  # the unsolved nodes lie on new angle nodes
+    assert all(key[1][2][-1] % 2 == 0 for key in coarse)  # the shared angle nodes: every other one
+    assert all(coarse[key] == lines[key] for key in coarse)
+
+
 def test_shipped_table_was_solved_as_the_code_specifies(tmp_path):
     meta = json.loads((ct.DATA_DIR / f"{ct.TABLE_NAME}.json").read_text())
     assert {k: meta[k] for k in ct.table_spec()} == ct.table_spec()
@@ -133,11 +165,16 @@ def test_shipped_table_was_solved_as_the_code_specifies(tmp_path):
             for part, grid in ct.grids().items():
                 assert t[f"{clad}_{part}_neven"].shape == tuple(v[2] for v in grid.values())
             for part in ct.grids():  # a supermode pair at every node, and no hybrid mode's slope: the 90° lines
-                # solved at the top gap 0 (the fused ridge) failed or gave d ln C/dλ of 1e13 /µm (``MIN_SOLVED_GAP``)
+                # solved at the top gap 0 (the fused ridge) failed or gave d ln C/dλ of 1e13 /µm (``MIN_SOLVED_GAP``),
+                # except where the feet touch on the narrowest, deepest-etched ridge at 64.4° (both band edges) and
+                # on a 0.95 µm ridge of the thinnest film at 85.6° (1.65 µm): no TE-like pair, or a hybrid's slope
+                # (1.8e14 /µm); the fits continue those nodes (``HYBRID_SLOPE``)
                 ne, no = t[f"{clad}_{part}_neven"], t[f"{clad}_{part}_nodd"]
                 slope = (t[f"{clad}_{part}_dneven_dwl"] - t[f"{clad}_{part}_dnodd_dwl"]) / (ne - no)
-                assert np.isfinite(ne).all() and (ne > no).all(), (clad, part)
-                assert np.abs(slope).max() < 30.0, (clad, part)
+                bad = ~(np.abs(slope) < 30.0)
+                merge = 0 if part == "separated" else ne.shape[1] - 1
+                assert not bad[:, np.arange(ne.shape[1]) != merge].any(), (clad, part)
+                assert bad.sum() <= 3 and (ne[~bad] > no[~bad]).all(), (clad, part)
     again = ct.build_table(tmp_path, reuse_from=ct.DATA_DIR)  # same spec: copied, nothing solved
     assert again == meta
     assert (tmp_path / f"{ct.TABLE_NAME}.npz").read_bytes() == (ct.DATA_DIR / f"{ct.TABLE_NAME}.npz").read_bytes()
